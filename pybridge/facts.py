@@ -1,0 +1,96 @@
+"""The facts the indexer hands to Python, one `FileFacts` per source file.
+
+This module is the contract between the worker (which decodes the JVM's
+batches into these) and everything above it (the golden renderer, the store).
+It is plain data: no JPype, no SQL.
+
+Positions are 0-based line and 0-based character in UTF-16 code units, end
+exclusive, as in LSP (DESIGN section 6). A `Span` is (start_line,
+start_char, end_line, end_char).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+# Declaration kinds, spelled as the tools spell them (DESIGN section 7).
+DECL_KINDS = (
+    "CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "METHOD",
+    "CONSTRUCTOR", "FIELD", "ENUM_CONSTANT", "RECORD_COMPONENT", "PARAMETER",
+    "LOCAL", "TYPE_PARAMETER",
+)
+
+# Reference kinds (DESIGN section 6). The order is the wire encoding.
+REF_KINDS = (
+    "read", "write", "read_write", "invocation", "construction",
+    "method_reference", "type_use",
+)
+
+RELATION_KINDS = ("extends", "implements", "overrides")
+
+# Reference flags.
+REF_IN_IMPORT = 1
+REF_IN_JAVADOC = 2
+
+# Problem kinds.
+PROBLEM_KINDS = (
+    "syntax", "unresolved_type", "unresolved_method", "unresolved_field",
+    "unresolved_variable", "unresolved_import", "unresolved_name", "other_error",
+)
+
+
+class Span(NamedTuple):
+    start_line: int
+    start_char: int
+    end_line: int
+    end_char: int
+
+
+class Declaration(NamedTuple):
+    key: str                 # JDT binding key of the declaration binding
+    kind: str                # one of DECL_KINDS
+    name: str                # simple name (`<init>` never: constructors use the type's name)
+    display: str             # e.g. `greet(String)`, `Greeter`, `count`
+    dotted: str              # e.g. `com.acme.Greeter.greet`
+    scip: str                # SCIP symbol string (scip-java conventions)
+    name_span: Span
+    span: Span               # the whole declaration
+    modifiers: int           # JDT Modifier flags
+    declaring_key: str       # binding key of the enclosing declaration ('' for top level types)
+
+
+class Reference(NamedTuple):
+    target_key: str          # binding key of the referenced declaration
+    target_scip: str         # SCIP symbol of the target (also for library/JDK targets)
+    span: Span               # the simple-name token
+    kind: str                # one of REF_KINDS
+    container_key: str       # innermost enclosing method/ctor/initializer/field/type
+    flags: int               # REF_IN_IMPORT | REF_IN_JAVADOC
+
+
+class Relation(NamedTuple):
+    kind: str                # one of RELATION_KINDS
+    from_key: str
+    to_key: str
+
+
+class Problem(NamedTuple):
+    kind: str                # one of PROBLEM_KINDS
+    name: str                # the unresolved simple name, '' for syntax errors
+    message: str             # the compiler's message
+    span: Span
+    is_error: bool
+
+
+@dataclass
+class FileFacts:
+    path: str                                # absolute path of the source file
+    binding_complete: bool                   # compiled with full bindings, no error problems
+    declarations: list[Declaration] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    # Library/JDK declarations referenced from this file: key -> (kind, dotted, scip)
+    external: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    failure: str | None = None               # set when the visitor failed on this file
