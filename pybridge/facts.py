@@ -19,6 +19,9 @@ DECL_KINDS = (
     "CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "METHOD",
     "CONSTRUCTOR", "FIELD", "ENUM_CONSTANT", "RECORD_COMPONENT", "PARAMETER",
     "LOCAL", "TYPE_PARAMETER",
+    # Not a symbol kind of the tools: initializer blocks are declarations only
+    # so that the references inside them have a container (never found by name).
+    "INITIALIZER",
 )
 
 # Reference kinds (DESIGN section 6). The order is the wire encoding.

@@ -1,0 +1,8 @@
+"""The indexer worker: a child process that hosts the JDT indexer's JVM through JPype.
+
+The parent (CLI, MCP server, tests) uses `Worker`; only `child` imports jpype.
+"""
+
+from pybridge.worker.client import IndexRequest, IndexResult, Worker, jars_dir
+
+__all__ = ["IndexRequest", "IndexResult", "Worker", "jars_dir"]

@@ -1,0 +1,48 @@
+package dev.pybridge.indexer;
+
+/**
+ * The facts of one indexing request, flat: a string table and int rows.
+ *
+ * <p>Python reads each array with one buffer copy and splits {@link #strings}
+ * once, so moving a batch costs a handful of JPype calls, never one per fact.
+ * Every string column holds an index into the table ({@code -1} for none).
+ * Spans are (startLine, startChar, endLine, endChar): 0-based, UTF-16 code
+ * units, end exclusive. The row layouts are the {@code *_WIDTH} constants
+ * and the order of fields documented beside them.
+ */
+public final class Batch {
+    /** path, bindingComplete, declStart, declEnd, refStart, refEnd, relStart, relEnd, probStart, probEnd, extStart, extEnd, failure. */
+    public static final int FILE_WIDTH = 13;
+    /** key, kind, name, display, dotted, scip, nameSpan[4], span[4], modifiers, declaringKey. */
+    public static final int DECL_WIDTH = 16;
+    /** targetKey, targetScip, span[4], kind, containerKey, flags. */
+    public static final int REF_WIDTH = 9;
+    /** kind, fromKey, toKey. */
+    public static final int REL_WIDTH = 3;
+    /** kind, name, message, span[4], isError. */
+    public static final int PROB_WIDTH = 8;
+    /** key, kind, dotted, scip: library and JDK declarations that references point at. */
+    public static final int EXT_WIDTH = 4;
+
+    /** The string table, entries separated by NUL. */
+    public final String strings;
+    public final int[] files;
+    public final int[] decls;
+    public final int[] refs;
+    public final int[] rels;
+    public final int[] probs;
+    public final int[] exts;
+    /** Milliseconds spent in createASTs (parse, resolve and visit). */
+    public final long elapsedMillis;
+
+    Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, long elapsedMillis) {
+        this.strings = strings;
+        this.files = files;
+        this.decls = decls;
+        this.refs = refs;
+        this.rels = rels;
+        this.probs = probs;
+        this.exts = exts;
+        this.elapsedMillis = elapsedMillis;
+    }
+}

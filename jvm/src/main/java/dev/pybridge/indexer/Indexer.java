@@ -1,0 +1,169 @@
+package dev.pybridge.indexer;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jdt.core.JavaCore;
+import org.eclipse.jdt.core.compiler.IProblem;
+import org.eclipse.jdt.core.dom.AST;
+import org.eclipse.jdt.core.dom.ASTParser;
+import org.eclipse.jdt.core.dom.CompilationUnit;
+import org.eclipse.jdt.core.dom.FileASTRequestor;
+
+/**
+ * The entry point Python calls (through JPype, in the worker process): index
+ * the given files of one module and scope in one JDT batch with full
+ * bindings, and return every fact as one flat {@link Batch}.
+ *
+ * <p>The parser is configured anew for every call (JDT resets it after
+ * {@code createASTs}). Compliance comes from {@code setComplianceOptions}
+ * with the module's release; every file gets the module's encoding.
+ * {@code module-info.java} is left to the sourcepath. Each AST is visited in
+ * {@code acceptAST} and dropped, so no compilation unit outlives its visit.
+ * A file whose visit fails is recorded with the failure and the batch goes on.
+ */
+public final class Indexer {
+    /** Bump when the facts change for the same input: snapshots include it. */
+    public static final String VERSION = "1";
+
+    private Indexer() {}
+
+    /** The newest Java release this JDT parses. */
+    public static String latestRelease() {
+        return JavaCore.latestSupportedJavaVersion();
+    }
+
+    public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release,
+                              String encoding, boolean javadoc, ProgressListener progress) {
+        long t0 = System.nanoTime();
+        String level = normalizeRelease(release);
+        ASTParser parser = ASTParser.newParser(AST.getJLSLatest());
+        Map<String, String> options = JavaCore.getOptions();
+        JavaCore.setComplianceOptions(level, options);
+        options.put(JavaCore.COMPILER_DOC_COMMENT_SUPPORT, javadoc ? JavaCore.ENABLED : JavaCore.DISABLED);
+        options.put(JavaCore.COMPILER_PB_UNUSED_LOCAL, JavaCore.IGNORE);
+        options.put(JavaCore.COMPILER_PB_UNUSED_IMPORT, JavaCore.IGNORE);
+        parser.setCompilerOptions(options);
+        parser.setKind(ASTParser.K_COMPILATION_UNIT);
+        parser.setResolveBindings(true);
+        parser.setBindingsRecovery(true);
+        parser.setStatementsRecovery(true);
+        String[] sourceEncodings = new String[sourcepath.length];
+        Arrays.fill(sourceEncodings, encoding);
+        parser.setEnvironment(classpath, sourcepath, sourceEncodings, true);
+
+        List<String> todo = new ArrayList<>();
+        for (String f : files) {
+            if (!f.endsWith("module-info.java")) todo.add(f);
+        }
+        String[] paths = todo.toArray(new String[0]);
+        String[] encodings = new String[paths.length];
+        Arrays.fill(encodings, encoding);
+
+        FactSink sink = new FactSink();
+        Symbols symbols = new Symbols();
+        int total = paths.length;
+        int[] done = {0};
+        FileASTRequestor requestor = new FileASTRequestor() {
+            @Override
+            public void acceptAST(String sourceFilePath, CompilationUnit ast) {
+                indexFile(sourceFilePath, ast, sink, symbols, encoding, javadoc);
+                done[0]++;
+                if (progress != null && (done[0] % 16 == 0 || done[0] == total)) {
+                    progress.filesDone(done[0], total);
+                }
+            }
+        };
+        if (total > 0) {
+            parser.createASTs(paths, encodings, new String[0], requestor, null);
+        }
+        return sink.toBatch((System.nanoTime() - t0) / 1_000_000);
+    }
+
+    static String normalizeRelease(String release) {
+        if (release == null || release.isEmpty()) return JavaCore.VERSION_17;
+        String r = release.trim();
+        if (r.startsWith("1.")) return r;
+        try {
+            int n = Integer.parseInt(r);
+            if (n <= 8) return "1." + n;
+        } catch (NumberFormatException e) {
+            return JavaCore.VERSION_17;
+        }
+        return r;
+    }
+
+    static void indexFile(String path, CompilationUnit ast, FactSink sink, Symbols symbols, String encoding, boolean javadoc) {
+        sink.beginFile();
+        int[] mark = sink.mark();
+        symbols.resetFile();
+        SourceText source = new SourceText(path, encoding);
+        String failure = null;
+        FactVisitor visitor = new FactVisitor(ast, sink, symbols, source, javadoc);
+        try {
+            ast.accept(visitor);
+        } catch (RuntimeException | StackOverflowError e) {
+            sink.decls.truncate(mark[0]);
+            sink.refs.truncate(mark[1]);
+            sink.rels.truncate(mark[2]);
+            sink.exts.truncate(mark[4]);
+            StringWriter w = new StringWriter();
+            e.printStackTrace(new PrintWriter(w));
+            String trace = w.toString();
+            failure = trace.length() > 2000 ? trace.substring(0, 2000) : trace;
+        }
+        boolean complete = failure == null;
+        for (IProblem p : ast.getProblems()) {
+            if (!p.isError()) continue;
+            int kind = problemKind(p);
+            if (kind != Kinds.OTHER_ERROR) complete = false;
+            String name = kind == Kinds.SYNTAX ? "" : problemName(p, kind, source);
+            int start = Math.max(p.getSourceStart(), 0);
+            int length = Math.max(p.getSourceEnd() - p.getSourceStart() + 1, 0);
+            sink.problem(kind, name, p.getMessage(), visitor.span(start, length), true);
+        }
+        sink.endFile(path, complete, failure);
+    }
+
+    static int problemKind(IProblem p) {
+        int id = p.getID();
+        if ((id & IProblem.Syntax) != 0) return Kinds.SYNTAX;
+        switch (id) {
+            case IProblem.UndefinedType:
+            case IProblem.InternalTypeNameProvided:
+            case IProblem.IsClassPathCorrect:
+            case IProblem.IsClassPathCorrectWithReferencingType:
+            case IProblem.UndefinedModule:
+                return Kinds.UNRESOLVED_TYPE;
+            case IProblem.UndefinedMethod:
+            case IProblem.UndefinedConstructor:
+            case IProblem.UndefinedConstructorInDefaultConstructor:
+            case IProblem.UndefinedConstructorInImplicitConstructorCall:
+                return Kinds.UNRESOLVED_METHOD;
+            case IProblem.UndefinedField:
+                return Kinds.UNRESOLVED_FIELD;
+            case IProblem.UnresolvedVariable:
+                return Kinds.UNRESOLVED_VARIABLE;
+            case IProblem.ImportNotFound:
+                return Kinds.UNRESOLVED_IMPORT;
+            case IProblem.UndefinedName:
+                return Kinds.UNRESOLVED_NAME;
+            default:
+                return Kinds.OTHER_ERROR;
+        }
+    }
+
+    static String problemName(IProblem p, int kind, SourceText source) {
+        String[] args = p.getArguments();
+        if (p.getID() == IProblem.UndefinedMethod && args.length > 1) return args[1];
+        if (kind == Kinds.UNRESOLVED_METHOD && p.getID() != IProblem.UndefinedMethod && args.length > 0) {
+            String t = args[0];
+            int dot = t.lastIndexOf('.');
+            return dot >= 0 ? t.substring(dot + 1) : t;
+        }
+        return source.lastIdentifier(p.getSourceStart(), p.getSourceEnd());
+    }
+}

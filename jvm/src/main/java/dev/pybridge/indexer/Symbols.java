@@ -1,0 +1,254 @@
+package dev.pybridge.indexer;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.eclipse.jdt.core.dom.IBinding;
+import org.eclipse.jdt.core.dom.IMethodBinding;
+import org.eclipse.jdt.core.dom.ITypeBinding;
+import org.eclipse.jdt.core.dom.IVariableBinding;
+
+/**
+ * Names of bindings: the declaration binding and its key, the kind, the
+ * dotted path, the display name and the SCIP descriptor. Every symbol string
+ * is built here and nowhere else.
+ *
+ * <p>SCIP descriptors follow scip-java: packages {@code com/acme/}, types
+ * {@code Greeter#}, methods {@code greet().} with {@code (+N)} for the N-th
+ * later overload in declaration order, constructors {@code `<init>`().},
+ * fields {@code name.}, type parameters {@code [T]}, parameters
+ * {@code (name)}; locals and members of local or anonymous classes are
+ * {@code local N}, numbered per file. The scheme and package prefix
+ * ({@code scip-java maven <package> <version> }) is added by Python, which
+ * knows the Maven coordinates.
+ */
+final class Symbols {
+    private final Map<String, String> scipCache = new HashMap<>();
+    private final Map<String, String> localIds = new HashMap<>();
+    private int nextLocal;
+
+    /** Starts a new file: local numbering restarts. */
+    void resetFile() {
+        localIds.clear();
+        nextLocal = 0;
+        scipCache.clear();
+    }
+
+    /** The declaration binding: uses through parameterized or raw types land on the declaration. */
+    static IBinding declaration(IBinding b) {
+        if (b instanceof IMethodBinding) {
+            IMethodBinding m = ((IMethodBinding) b).getMethodDeclaration();
+            return m == null ? b : m;
+        }
+        if (b instanceof ITypeBinding) {
+            ITypeBinding t = (ITypeBinding) b;
+            if (t.isArray()) {
+                t = t.getElementType();
+            }
+            if (t.isCapture() || t.isWildcardType()) {
+                return null;
+            }
+            ITypeBinding d = t.getTypeDeclaration();
+            return d == null ? t : d;
+        }
+        if (b instanceof IVariableBinding) {
+            IVariableBinding v = ((IVariableBinding) b).getVariableDeclaration();
+            return v == null ? b : v;
+        }
+        return b;
+    }
+
+    static String key(IBinding b) {
+        return b == null ? null : b.getKey();
+    }
+
+    static int kind(IBinding b) {
+        if (b instanceof ITypeBinding) {
+            ITypeBinding t = (ITypeBinding) b;
+            if (t.isTypeVariable()) return Kinds.TYPE_PARAMETER;
+            if (t.isAnnotation()) return Kinds.ANNOTATION;
+            if (t.isInterface()) return Kinds.INTERFACE;
+            if (t.isEnum()) return Kinds.ENUM;
+            if (t.isRecord()) return Kinds.RECORD;
+            return Kinds.CLASS;
+        }
+        if (b instanceof IMethodBinding) {
+            return ((IMethodBinding) b).isConstructor() ? Kinds.CONSTRUCTOR : Kinds.METHOD;
+        }
+        if (b instanceof IVariableBinding) {
+            IVariableBinding v = (IVariableBinding) b;
+            if (v.isEnumConstant()) return Kinds.ENUM_CONSTANT;
+            if (v.isRecordComponent()) return Kinds.RECORD_COMPONENT;
+            if (v.isField()) {
+                ITypeBinding owner = v.getDeclaringClass();
+                if (owner != null && owner.isRecord() && !java.lang.reflect.Modifier.isStatic(v.getModifiers())) {
+                    return Kinds.RECORD_COMPONENT;
+                }
+                return Kinds.FIELD;
+            }
+            if (v.isParameter()) return Kinds.PARAMETER;
+            return Kinds.LOCAL;
+        }
+        return -1;
+    }
+
+    /** Simple name; constructors are named after their type. */
+    static String name(IBinding b) {
+        if (b instanceof IMethodBinding && ((IMethodBinding) b).isConstructor()) {
+            ITypeBinding owner = ((IMethodBinding) b).getDeclaringClass();
+            return owner == null ? b.getName() : owner.getName();
+        }
+        if (b instanceof ITypeBinding) {
+            ITypeBinding t = ((ITypeBinding) b).getErasure();
+            return t.getName();
+        }
+        return b.getName();
+    }
+
+    /** e.g. {@code greet(String)}, {@code Box}, {@code count}. */
+    static String display(IBinding b) {
+        if (b instanceof IMethodBinding) {
+            IMethodBinding m = (IMethodBinding) b;
+            StringBuilder sb = new StringBuilder(name(m)).append('(');
+            ITypeBinding[] ps = m.getParameterTypes();
+            for (int i = 0; i < ps.length; i++) {
+                if (i > 0) sb.append(", ");
+                String p = ps[i].getErasure().getName();
+                if (m.isVarargs() && i == ps.length - 1 && p.endsWith("[]")) {
+                    p = p.substring(0, p.length() - 2) + "...";
+                }
+                sb.append(p);
+            }
+            return sb.append(')').toString();
+        }
+        return name(b);
+    }
+
+    /** e.g. {@code com.acme.Greeter.greet}; members of local and anonymous types hang off their enclosing member. */
+    static String dotted(IBinding b) {
+        if (b instanceof ITypeBinding) {
+            ITypeBinding t = ((ITypeBinding) b).getErasure();
+            if (t.isTypeVariable()) {
+                IBinding owner = t.getDeclaringMethod() != null ? t.getDeclaringMethod() : t.getDeclaringClass();
+                return owner == null ? t.getName() : dotted(owner) + "." + t.getName();
+            }
+            if (t.isAnonymous() || t.isLocal()) {
+                IBinding owner = t.getDeclaringMember();
+                if (owner == null) owner = t.getDeclaringClass();
+                String n = t.isAnonymous() ? "<anonymous>" : t.getName();
+                return owner == null ? n : dotted(owner) + "." + n;
+            }
+            if (t.getDeclaringClass() != null) {
+                return dotted(t.getDeclaringClass()) + "." + t.getName();
+            }
+            String q = t.getQualifiedName();
+            return q.isEmpty() ? t.getName() : q;
+        }
+        if (b instanceof IMethodBinding) {
+            IMethodBinding m = (IMethodBinding) b;
+            ITypeBinding owner = m.getDeclaringClass();
+            return owner == null ? name(m) : dotted(owner) + "." + name(m);
+        }
+        if (b instanceof IVariableBinding) {
+            IVariableBinding v = (IVariableBinding) b;
+            if (v.isField()) {
+                ITypeBinding owner = v.getDeclaringClass();
+                return owner == null ? v.getName() : dotted(owner) + "." + v.getName();
+            }
+            IMethodBinding m = v.getDeclaringMethod();
+            return m == null ? v.getName() : dotted(m) + "." + v.getName();
+        }
+        return b == null ? "" : b.getName();
+    }
+
+    /** The SCIP descriptor of a declaration binding (see the class comment). */
+    String scip(IBinding b) {
+        if (b == null) return null;
+        String k = b.getKey();
+        String cached = scipCache.get(k);
+        if (cached != null) return cached;
+        String s = computeScip(b);
+        scipCache.put(k, s);
+        return s;
+    }
+
+    private String local(IBinding b) {
+        return localIds.computeIfAbsent(b.getKey(), k -> "local " + (nextLocal++));
+    }
+
+    private String computeScip(IBinding b) {
+        if (b instanceof ITypeBinding) {
+            ITypeBinding t = ((ITypeBinding) b).getErasure();
+            if (t.isTypeVariable()) {
+                IBinding owner = t.getDeclaringMethod() != null ? t.getDeclaringMethod() : t.getDeclaringClass();
+                String o = owner == null ? null : scip(owner);
+                if (o == null || o.startsWith("local ")) return local(t);
+                return o + "[" + t.getName() + "]";
+            }
+            if (t.isAnonymous() || t.isLocal()) return local(t);
+            if (t.getDeclaringClass() != null) {
+                String o = scip(t.getDeclaringClass());
+                if (o.startsWith("local ")) return local(t);
+                return o + escape(t.getName()) + "#";
+            }
+            String pkg = t.getPackage() == null || t.getPackage().isUnnamed() ? "" : t.getPackage().getName().replace('.', '/') + "/";
+            return pkg + escape(t.getName()) + "#";
+        }
+        if (b instanceof IMethodBinding) {
+            IMethodBinding m = (IMethodBinding) b;
+            ITypeBinding owner = m.getDeclaringClass();
+            String o = owner == null ? null : scip(owner);
+            if (o == null || o.startsWith("local ")) return local(m);
+            String n = m.isConstructor() ? "`<init>`" : escape(m.getName());
+            int overload = overloadIndex(m);
+            return o + n + (overload == 0 ? "()." : "(+" + overload + ").");
+        }
+        if (b instanceof IVariableBinding) {
+            IVariableBinding v = (IVariableBinding) b;
+            if (v.isField()) {
+                ITypeBinding owner = v.getDeclaringClass();
+                String o = owner == null ? null : scip(owner);
+                if (o == null || o.startsWith("local ")) return local(v);
+                return o + escape(v.getName()) + ".";
+            }
+            if (v.isParameter() && v.getDeclaringMethod() != null) {
+                IMethodBinding m = v.getDeclaringMethod();
+                String o = scip(m);
+                if (!o.startsWith("local ") && isDeclaredParameter(m, v)) {
+                    return o + "(" + escape(v.getName()) + ")";
+                }
+            }
+            return local(v);
+        }
+        return local(b);
+    }
+
+    private static boolean isDeclaredParameter(IMethodBinding m, IVariableBinding v) {
+        // Lambda parameters report the lambda's synthetic method; they are locals.
+        return m.getDeclaringMember() == null;
+    }
+
+    /** Position of a method among the same-named methods of its type, in declaration order. */
+    private static int overloadIndex(IMethodBinding m) {
+        ITypeBinding owner = m.getDeclaringClass();
+        if (owner == null) return 0;
+        int index = 0;
+        for (IMethodBinding other : owner.getDeclaredMethods()) {
+            if (other.isSynthetic() || other.isDefaultConstructor()) continue;
+            if (other.isConstructor() != m.isConstructor()) continue;
+            if (!other.isConstructor() && !other.getName().equals(m.getName())) continue;
+            if (other.getKey().equals(m.getKey())) return index;
+            index++;
+        }
+        return 0;
+    }
+
+    private static String escape(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(Character.isLetterOrDigit(c) || c == '_' || c == '+' || c == '-' || c == '$')) {
+                return "`" + name.replace("`", "``") + "`";
+            }
+        }
+        return name;
+    }
+}

@@ -1,0 +1,108 @@
+"""Renders what the indexer saw in a file: its source, with every declaration,
+reference, relation and problem marked under the line it starts on.
+
+One renderer serves both the golden tests ("assert") and `pytest
+--update-goldens`. A marker line looks like
+
+    //        ^^^^^ invocation com.acme.kitchen.Greeter.greet(String) <- com.acme.kitchen.Kitchen.main(String[]) @12:8-12:13
+
+that is: carets under the span (aligned by characters as an editor shows
+them), the kind, the target, `<-` the container, and the exact span as LSP
+positions (0-based line and UTF-16 character, end exclusive). Declarations
+read `def KIND name`; flags follow in brackets ([import], [javadoc]).
+Targets are named by their dotted path (methods with their parameter types);
+a target with no declaration in the indexed files is named by its binding key.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from pybridge.facts import FileFacts, REF_IN_IMPORT, REF_IN_JAVADOC, Span
+
+
+def _utf16_to_index(line: str, utf16: int) -> int:
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= utf16:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+
+
+def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
+    """Binding key -> a readable name, from every declaration and library target seen."""
+    names: dict[str, str] = {}
+    for ff in all_files:
+        for key, (kind, dotted, _scip) in ff.external.items():
+            names.setdefault(key, dotted)
+        for d in ff.declarations:
+            if d.kind in ("METHOD", "CONSTRUCTOR"):
+                owner = d.dotted.rsplit(".", 1)[0]
+                names[d.key] = f"{owner}.{d.display}"
+            else:
+                names[d.key] = d.dotted
+    for ff in all_files:
+        for d in ff.declarations:
+            if d.kind in ("PARAMETER", "LOCAL") and d.declaring_key in names:
+                names[d.key] = f"{names[d.declaring_key]}#{d.name}"
+    return names
+
+
+def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
+    def name(key: str) -> str:
+        return names.get(key, key) if key else "<none>"
+
+    def flags(f: int) -> str:
+        out = []
+        if f & REF_IN_IMPORT:
+            out.append("[import]")
+        if f & REF_IN_JAVADOC:
+            out.append("[javadoc]")
+        return (" " + " ".join(out)) if out else ""
+
+    def at(s: Span) -> str:
+        return f"@{s.start_line}:{s.start_char}-{s.end_line}:{s.end_char}"
+
+    markers: dict[int, list[tuple[int, int, str, Span]]] = defaultdict(list)
+    for d in facts.declarations:
+        markers[d.name_span.start_line].append(
+            (d.name_span.start_char, 0, f"def {d.kind} {name(d.key)}", d.name_span))
+    decl_lines = {d.key: d.name_span.start_line for d in facts.declarations}
+    for r in facts.relations:
+        line = decl_lines.get(r.from_key)
+        if line is not None:
+            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}", None))
+    for r in facts.references:
+        markers[r.span.start_line].append(
+            (r.span.start_char, 2,
+             f"{r.kind} {name(r.target_key)} <- {name(r.container_key)}{flags(r.flags)}", r.span))
+    for p in facts.problems:
+        label = f"error {p.kind}" + (f" '{p.name}'" if p.name else "") + f": {p.message}"
+        markers[p.span.start_line].append((p.span.start_char, 3, label, p.span))
+
+    lines = source.split("\n")
+    out: list[str] = []
+    for number, text in enumerate(lines):
+        out.append(text)
+        for start, _order, label, span in sorted(markers.get(number, []), key=lambda m: (m[0], m[1], m[2])):
+            if span is None:
+                out.append(f"//  {label}")
+                continue
+            a = _utf16_to_index(text, span.start_char)
+            if span.end_line == span.start_line:
+                b = max(_utf16_to_index(text, span.end_char), a + 1)
+            else:
+                b = max(len(text), a + 1)
+            pad = max(a - 2, 0)
+            prefix = "//" + " " * pad if a >= 2 else "//"
+            carets = "^" * (b - a)
+            if a < 2:
+                prefix = "//" + " "
+                carets = "^" * (b - a)
+            out.append(f"{prefix}{carets} {label} {at(span)}")
+    if facts.failure:
+        out.append("// FAILURE: " + facts.failure.splitlines()[0])
+    out.append(f"// binding_complete: {str(facts.binding_complete).lower()}")
+    return "\n".join(out) + "\n"

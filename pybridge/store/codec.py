@@ -1,0 +1,86 @@
+"""Canonical form of one file's facts, and the digest that names a file version.
+
+A file version is content-addressed: its digest is the sha256 of (module,
+scope, relative path, content sha256, canonical facts). The canonical facts
+are the facts in a fixed order (the order their rows are stored in, so equal
+digests mean equal rows), serialized as compact JSON. The absolute
+`FileFacts.path` is left out: moving the workspace does not change a version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from pybridge.errors import StoreError
+from pybridge.facts import Declaration, FileFacts, Problem, Reference, Relation
+
+from .schema import DECL_KIND_CODES, PROBLEM_KIND_CODES, REF_KIND_CODES, RELATION_KIND_CODES
+
+
+@dataclass(frozen=True, slots=True)
+class CanonicalFacts:
+    declarations: list[Declaration]
+    references: list[Reference]
+    relations: list[Relation]
+    problems: list[Problem]
+    external: list[tuple[str, tuple[str, str, str]]]
+    digest: bytes
+
+
+def _check_kinds(facts: FileFacts, relpath: str) -> None:
+    def bad(what: str, kind: str) -> StoreError:
+        return StoreError(
+            f"The facts of {relpath} carry an unknown {what} kind {kind!r}; the indexer "
+            f"and pybridge.facts disagree, so rebuild the indexer and sync again.",
+            path=relpath,
+        )
+
+    for d in facts.declarations:
+        if d.kind not in DECL_KIND_CODES:
+            raise bad("declaration", d.kind)
+    for r in facts.references:
+        if r.kind not in REF_KIND_CODES:
+            raise bad("reference", r.kind)
+    for rel in facts.relations:
+        if rel.kind not in RELATION_KIND_CODES:
+            raise bad("relation", rel.kind)
+    for p in facts.problems:
+        if p.kind not in PROBLEM_KIND_CODES:
+            raise bad("problem", p.kind)
+    for key, (kind, _dotted, _scip) in facts.external.items():
+        if kind and kind not in DECL_KIND_CODES:
+            raise bad("library declaration", kind)
+
+
+def _ref_order(r: Reference) -> tuple:
+    return (tuple(r.span), REF_KIND_CODES[r.kind], r.target_key, r.container_key, r.flags,
+            r.target_scip)
+
+
+def _decl_order(d: Declaration) -> tuple:
+    return (tuple(d.name_span), d.key, tuple(d.span), d.kind, d.name, d.display, d.dotted,
+            d.scip, d.modifiers, d.declaring_key)
+
+
+def _problem_order(p: Problem) -> tuple:
+    return (tuple(p.span), PROBLEM_KIND_CODES[p.kind], p.name, p.message, p.is_error)
+
+
+def canonicalize(module: str, scope: str, relpath: str, content_sha256: str,
+                 facts: FileFacts) -> CanonicalFacts:
+    """Sort the facts into storage order and compute the file version digest."""
+    _check_kinds(facts, relpath)
+    decls = sorted(facts.declarations, key=_decl_order)
+    refs = sorted(facts.references, key=_ref_order)
+    rels = sorted(set(facts.relations))
+    probs = sorted(facts.problems, key=_problem_order)
+    external = sorted(facts.external.items())
+    payload = json.dumps(
+        [module, scope, relpath, content_sha256, bool(facts.binding_complete), facts.failure,
+         decls, refs, rels, probs, external],
+        ensure_ascii=False, separators=(",", ":"),
+    )
+    digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).digest()
+    return CanonicalFacts(decls, refs, rels, probs, external, digest)

@@ -1,0 +1,17 @@
+"""Named points in the write path where a crash test may stop the process.
+
+`hit` does nothing. The store calls it as `faults.hit(point)` (looked up at
+call time), so a test's child process can replace it with a function that
+SIGKILLs itself at one point and then check that the store survives:
+
+- `staging.batch_committed`: a staging batch was just committed
+- `publish.before_commit`: the publish transaction is written, not committed
+- `publish.after_commit`: published, retention GC not yet run
+- `gc.before_commit`: GC deleted rows, not committed
+"""
+
+from __future__ import annotations
+
+
+def hit(point: str) -> None:
+    """No-op in production."""

@@ -1,0 +1,63 @@
+"""Garbage collection: unpublished generations and versions no kept generation uses.
+
+Runs under the writer lock, in one transaction: it deletes every unpublished
+generation (debris of a sync that crashed or was discarded), every published
+generation older than the newest `keep` (never the current one), and then
+every file version that no remaining manifest lists; the version's
+declarations, references, relations and problems go with it (ON DELETE
+CASCADE). Symbols are never deleted. Freed pages are returned to the file
+system afterwards (incremental vacuum).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from . import faults
+from .db import transaction
+from .schema import PUBLISHED, STAGING
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    generations: int
+    file_versions: int
+
+
+def needed(conn: sqlite3.Connection, keep: int) -> bool:
+    """Whether `collect` would delete anything (cheap; for opening a store)."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM generations WHERE state = ?),"
+        "       (SELECT count(*) FROM generations WHERE state = ?)",
+        (STAGING, PUBLISHED),
+    ).fetchone()
+    return row[0] > 0 or row[1] > keep
+
+
+def collect(conn: sqlite3.Connection, keep: int) -> Collected:
+    """Delete what no kept generation needs. `conn` is in autocommit mode."""
+    with transaction(conn):
+        generations = conn.execute(
+            "DELETE FROM generations WHERE state = ?", (STAGING,)
+        ).rowcount
+        generations += conn.execute(
+            """
+            DELETE FROM generations
+            WHERE state = :published
+              AND id NOT IN (SELECT id FROM generations WHERE state = :published
+                             ORDER BY number DESC LIMIT :keep)
+              AND id IS NOT (SELECT generation_id FROM current)
+            """,
+            {"published": PUBLISHED, "keep": keep},
+        ).rowcount
+        versions = 0
+        if generations:
+            versions = conn.execute(
+                "DELETE FROM file_versions"
+                " WHERE id NOT IN (SELECT file_version_id FROM manifest)"
+            ).rowcount
+        faults.hit("gc.before_commit")
+    if generations:
+        conn.execute("PRAGMA incremental_vacuum")
+    return Collected(generations, versions)

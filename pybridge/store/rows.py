@@ -1,0 +1,115 @@
+"""The plain rows the store hands back. Kinds are spelled as in `pybridge.facts`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pybridge.facts import Span
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationInfo:
+    id: int                    # internal row id (never shown to users)
+    number: int                # 1, 2, 3… per store
+    published_at: str          # ISO 8601, UTC
+    snapshot: dict[str, Any]   # the fingerprint the sync passed to `stage`
+    meta: dict[str, Any]       # the sync's metadata, plus `counts` computed at publish
+    current: bool              # the generation readers get by default
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    path: str                  # relative to the workspace root
+    module: str
+    scope: str
+    content_sha256: str
+    size: int
+    binding_complete: bool
+    failure: str | None
+    declarations: int
+    references: int
+    problems: int
+    file_version_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleScope:
+    module: str
+    scope: str
+    files: int
+    binding_complete_files: int
+    failed_files: int
+    references: int
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    """A symbol table row: the binding key and what was first known about it."""
+
+    id: int
+    key: str
+    kind: str | None
+    name: str | None
+    display: str | None
+    dotted: str | None
+    scip: str | None
+    external: bool             # a library/JDK declaration
+
+
+@dataclass(frozen=True, slots=True)
+class DeclRow:
+    symbol_id: int
+    key: str
+    kind: str
+    name: str
+    display: str
+    dotted: str
+    scip: str
+    path: str
+    module: str
+    scope: str
+    name_span: Span
+    span: Span
+    modifiers: int
+    container_id: int | None
+    container_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RefRow:
+    path: str
+    module: str
+    scope: str
+    span: Span
+    kind: str
+    flags: int
+    target_id: int
+    target_key: str
+    container_id: int | None
+    container_key: str | None
+    # (path, line, char, kind code, ord): pass the last row's sort_key as
+    # `after` to get the next page. Plain JSON-able scalars.
+    sort_key: tuple[str, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRow:
+    kind: str
+    from_id: int
+    from_key: str
+    to_id: int
+    to_key: str
+    path: str                  # the file that declares the relation
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemRow:
+    path: str
+    module: str
+    scope: str
+    kind: str
+    name: str
+    message: str
+    span: Span
+    is_error: bool

@@ -1,0 +1,259 @@
+"""The store's schema as numbered migrations, recorded in the database.
+
+Modelled on sqlite-utils' `migrations.py`: each migration is a function
+registered in order under a numbered name; `migrate` applies the ones the
+`migrations` table does not list yet, each in its own transaction together
+with the row that records it, so a migration is applied whole or not at all
+and never twice. A database that lists a migration this code does not know
+was written by a newer pybridge and is refused.
+
+Encodings shared by the writer and the reader live here too: kinds are small
+integers (the index in the tuples of `pybridge.facts`), spans are four
+integers with the end line stored as a delta from the start line (0 for the
+one-line tokens that nearly every span is, and SQLite stores 0 in no bytes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+from pybridge.errors import StoreError
+from pybridge.facts import DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS
+
+from .db import transaction
+
+DECL_KIND_CODES = {kind: code for code, kind in enumerate(DECL_KINDS)}
+REF_KIND_CODES = {kind: code for code, kind in enumerate(REF_KINDS)}
+RELATION_KIND_CODES = {kind: code for code, kind in enumerate(RELATION_KINDS)}
+PROBLEM_KIND_CODES = {kind: code for code, kind in enumerate(PROBLEM_KINDS)}
+
+# invocation, construction, method_reference: the kinds that make a call
+# (DESIGN section 6). The partial index `refs_calls_by_container` is defined
+# with exactly this text, and queries that want it repeat it verbatim.
+CALL_KINDS = ("invocation", "construction", "method_reference")
+CALL_KIND_SQL = "(3, 4, 5)"
+assert tuple(REF_KIND_CODES[k] for k in CALL_KINDS) == (3, 4, 5)
+
+# generations.state
+STAGING = 0
+PUBLISHED = 1
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(name: str) -> Callable[[Migration], Migration]:
+    """Register a migration; names are numbered (`0001_initial`) and applied in order."""
+
+    def register(fn: Migration) -> Migration:
+        MIGRATIONS.append((name, fn))
+        return fn
+
+    return register
+
+
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    # Not executescript(): it commits first, and a migration must stay inside
+    # the transaction that records it.
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+@migration("0001_initial")
+def _initial(conn: sqlite3.Connection) -> None:
+    _run(conn, """
+    -- Append-only: a symbol id names one binding key forever. The descriptive
+    -- columns are the first values seen (filled in when first known), kept to
+    -- explain an old key; a declaration stores its own value only where it
+    -- differs (declarations.*_x).
+    CREATE TABLE symbols (
+        id          INTEGER PRIMARY KEY,
+        binding_key TEXT NOT NULL UNIQUE,
+        kind        INTEGER,
+        name        TEXT,
+        display     TEXT,
+        dotted      TEXT,
+        scip        TEXT,
+        external    INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX symbols_by_name ON symbols(name);
+    CREATE INDEX symbols_by_dotted ON symbols(dotted);
+    CREATE INDEX symbols_by_scip ON symbols(scip);
+
+    CREATE TABLE generations (
+        id           INTEGER PRIMARY KEY,
+        number       INTEGER UNIQUE,
+        state        INTEGER NOT NULL,
+        created_at   TEXT NOT NULL,
+        published_at TEXT,
+        snapshot     TEXT NOT NULL,
+        meta         TEXT NOT NULL
+    );
+
+    CREATE TABLE current (
+        id            INTEGER PRIMARY KEY CHECK (id = 1),
+        generation_id INTEGER REFERENCES generations(id),
+        last_number   INTEGER NOT NULL
+    );
+    INSERT INTO current (id, generation_id, last_number) VALUES (1, NULL, 0);
+
+    -- One row per content-addressed file version: digest is the sha256 of
+    -- (module, scope, path, content hash, canonical facts).
+    CREATE TABLE file_versions (
+        id               INTEGER PRIMARY KEY,
+        digest           BLOB NOT NULL UNIQUE,
+        path             TEXT NOT NULL,
+        module           TEXT NOT NULL,
+        scope            TEXT NOT NULL,
+        content_sha256   TEXT NOT NULL,
+        size             INTEGER NOT NULL,
+        binding_complete INTEGER NOT NULL,
+        failure          TEXT,
+        n_declarations   INTEGER NOT NULL,
+        n_references     INTEGER NOT NULL,
+        n_relations      INTEGER NOT NULL,
+        n_problems       INTEGER NOT NULL
+    );
+    CREATE INDEX file_versions_by_path ON file_versions(path);
+
+    CREATE TABLE manifest (
+        generation_id   INTEGER NOT NULL REFERENCES generations(id) ON DELETE CASCADE,
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id),
+        PRIMARY KEY (generation_id, file_version_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX manifest_by_file_version ON manifest(file_version_id);
+
+    -- ord: the declaration's place in the file's sorted declarations.
+    -- Spans: (line, col, dline, end_col), dline = end_line - line.
+    CREATE TABLE declarations (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        ord             INTEGER NOT NULL,
+        symbol_id       INTEGER NOT NULL REFERENCES symbols(id),
+        kind            INTEGER NOT NULL,
+        container_id    INTEGER REFERENCES symbols(id),
+        line            INTEGER NOT NULL,
+        col             INTEGER NOT NULL,
+        dline           INTEGER NOT NULL,
+        end_col         INTEGER NOT NULL,
+        full_line       INTEGER NOT NULL,
+        full_col        INTEGER NOT NULL,
+        full_dline      INTEGER NOT NULL,
+        full_end_col    INTEGER NOT NULL,
+        modifiers       INTEGER NOT NULL,
+        name_x          TEXT,
+        display_x       TEXT,
+        dotted_x        TEXT,
+        scip_x          TEXT,
+        PRIMARY KEY (file_version_id, ord)
+    ) WITHOUT ROWID;
+    CREATE INDEX declarations_by_symbol ON declarations(symbol_id);
+    CREATE INDEX declarations_by_name_x ON declarations(name_x) WHERE name_x IS NOT NULL;
+    CREATE INDEX declarations_by_dotted_x ON declarations(dotted_x) WHERE dotted_x IS NOT NULL;
+    CREATE INDEX declarations_by_scip_x ON declarations(scip_x) WHERE scip_x IS NOT NULL;
+
+    -- ord: the reference's place in the file's references sorted by
+    -- (line, col, kind, ...), so (path, ord) orders a generation's references
+    -- like (path, line, col, kind).
+    CREATE TABLE refs (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        ord             INTEGER NOT NULL,
+        target_id       INTEGER NOT NULL REFERENCES symbols(id),
+        container_id    INTEGER REFERENCES symbols(id),
+        line            INTEGER NOT NULL,
+        col             INTEGER NOT NULL,
+        dline           INTEGER NOT NULL,
+        end_col         INTEGER NOT NULL,
+        kind            INTEGER NOT NULL,
+        flags           INTEGER NOT NULL,
+        PRIMARY KEY (file_version_id, ord)
+    ) WITHOUT ROWID;
+    CREATE INDEX refs_by_target ON refs(target_id, kind, file_version_id);
+    CREATE INDEX refs_calls_by_container ON refs(container_id, file_version_id)
+        WHERE kind IN (3, 4, 5);
+
+    CREATE TABLE relations (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        kind            INTEGER NOT NULL,
+        from_id         INTEGER NOT NULL REFERENCES symbols(id),
+        to_id           INTEGER NOT NULL REFERENCES symbols(id),
+        PRIMARY KEY (file_version_id, kind, from_id, to_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX relations_by_from ON relations(from_id);
+    CREATE INDEX relations_by_to ON relations(to_id);
+
+    CREATE TABLE problems (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        ord             INTEGER NOT NULL,
+        kind            INTEGER NOT NULL,
+        name            TEXT NOT NULL,
+        message         TEXT NOT NULL,
+        line            INTEGER NOT NULL,
+        col             INTEGER NOT NULL,
+        dline           INTEGER NOT NULL,
+        end_col         INTEGER NOT NULL,
+        is_error        INTEGER NOT NULL,
+        PRIMARY KEY (file_version_id, ord)
+    ) WITHOUT ROWID;
+    CREATE INDEX problems_by_name ON problems(name) WHERE name <> ''
+    """)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _ensure_table(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations ("
+        " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)"
+    )
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations recorded in the database, in the order applied."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY id")]
+
+
+def pending(conn: sqlite3.Connection) -> list[str]:
+    """Names of the migrations this code has and the database lacks.
+
+    Raises StoreError when the database records a migration this code lacks.
+    """
+    done = applied(conn)
+    known = [name for name, _ in MIGRATIONS]
+    unknown = [name for name in done if name not in known]
+    if unknown:
+        raise StoreError(
+            f"The store was written by a newer pybridge (it has schema migration "
+            f"{unknown[-1]}); upgrade pybridge, or delete the state folder and sync again.",
+            migrations=unknown,
+        )
+    return [name for name in known if name not in done]
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the pending migrations, each in one transaction with its record.
+
+    `conn` must be in autocommit mode (isolation_level=None). Returns the
+    names applied now. Safe to run again: a recorded migration is skipped.
+    """
+    done: list[str] = []
+    for name, fn in MIGRATIONS:
+        with transaction(conn):
+            _ensure_table(conn)
+            already = conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone()
+            if not already:
+                fn(conn)
+                conn.execute(
+                    "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, _now())
+                )
+                done.append(name)
+    return done

@@ -1,0 +1,114 @@
+"""The worker child process: the only place that imports `jpype`.
+
+Started by `pybridge.worker.client.Worker` as `python -m pybridge.worker.child`
+(a fresh interpreter, never a fork of a process with a JVM). The protocol
+runs on the stdin/stdout pipes; before the JVM starts, file descriptor 1 is
+pointed at stderr so that nothing Java or Python prints can corrupt it.
+
+An OutOfMemoryError ends the JVM at once (-XX:+ExitOnOutOfMemoryError, exit
+code 3); the parent names it. The child ends when its stdin closes or on an
+"exit" message; it is never stopped with SIGTERM (the JVM would skip
+Python's clean-up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def _redirect_stdout() -> tuple:
+    proto_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    proto_in = os.fdopen(os.dup(0), "rb")
+    return proto_in, proto_out
+
+
+def main() -> int:
+    from pybridge.worker import protocol
+
+    proto_in, proto_out = _redirect_stdout()
+    config = json.loads(os.environ.get("PYBRIDGE_WORKER_CONFIG", "{}"))
+
+    import jpype  # the one import of jpype in pybridge
+    import jpype.imports  # noqa: F401
+    import jpype.config
+
+    jpype.config.destroy_jvm = False
+    t0 = time.perf_counter()
+    jvm_args = list(config.get("jvm_args", []))
+    jpype.startJVM(config.get("jvm_path") or jpype.getDefaultJVMPath(), *jvm_args,
+                   classpath=config["classpath"], convertStrings=False)
+    start_s = time.perf_counter() - t0
+    Indexer = jpype.JClass("dev.pybridge.indexer.Indexer")
+    ProgressListener = jpype.JClass("dev.pybridge.indexer.ProgressListener")
+    JString = jpype.JString
+    JArray = jpype.JArray
+
+    protocol.send(proto_out, ("ready", {
+        "jvm_start_s": start_s,
+        "indexer_version": str(Indexer.VERSION),
+        "latest_release": str(Indexer.latestRelease()),
+        "java_version": str(jpype.java.lang.System.getProperty("java.version")),
+        "pid": os.getpid(),
+    }))
+
+    @jpype.JImplements(ProgressListener)
+    class Progress:
+        calls = 0
+
+        @jpype.JOverride
+        def filesDone(self, done, total):
+            Progress.calls += 1
+            protocol.send(proto_out, ("progress", int(done), int(total)))
+
+    while True:
+        message = protocol.receive(proto_in)
+        if message is None or message[0] == "exit":
+            return 0
+        if message[0] == "ping":
+            protocol.send(proto_out, ("pong",))
+            continue
+        if message[0] != "index":
+            protocol.send(proto_out, ("error", "error", f"unknown request {message[0]!r}"))
+            continue
+        request = message[1]
+        if os.environ.get("PYBRIDGE_WORKER_TEST_CRASH") == "abort":
+            os.abort()
+        try:
+            listener = Progress()
+            Progress.calls = 0
+            batch = Indexer.index(
+                JArray(JString)(request["files"]),
+                JArray(JString)(request["sourcepath"]),
+                JArray(JString)(request["classpath"]),
+                JString(request["release"]),
+                JString(request["encoding"]),
+                bool(request.get("javadoc", True)),
+                listener,
+            )
+            payload = {
+                "strings": str(batch.strings),
+                "files": memoryview(batch.files).tobytes(),
+                "decls": memoryview(batch.decls).tobytes(),
+                "refs": memoryview(batch.refs).tobytes(),
+                "rels": memoryview(batch.rels).tobytes(),
+                "probs": memoryview(batch.probs).tobytes(),
+                "exts": memoryview(batch.exts).tobytes(),
+                "elapsed_ms": int(batch.elapsedMillis),
+                # index() + 8 field reads + progress callbacks from Java
+                "jpype_calls": 9 + Progress.calls,
+            }
+            del batch
+            protocol.send(proto_out, ("result", payload))
+        except jpype.JException as e:  # a Java exception other than OutOfMemoryError
+            protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
+        except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
+            protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

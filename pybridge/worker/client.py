@@ -1,0 +1,278 @@
+"""The parent side of the indexer worker.
+
+`Worker` starts `python -m pybridge.worker.child` as a subprocess (a fresh
+interpreter: the parent never imports `jpype` and never forks a JVM), sends it
+index requests and receives fact batches. Any failure of the child is a
+`WorkerError` whose `cause` names it:
+
+- `killed`: the child died from a signal (SIGKILL, the OOM killer, a crash);
+- `oom`: the JVM ran out of heap (OutOfMemoryError; raise `heap`);
+- `crashed`: the child exited for another reason;
+- `timeout`: the request took longer than its time limit (the child is killed);
+- `start_failed`: no JVM could be started (no Java, missing jars);
+- `error`: the indexer raised (the child lives on).
+
+After `killed`, `oom`, `crashed` and `timeout` the next request starts a fresh
+child. The child's stderr (JVM messages included) goes to a log file whose
+tail is quoted in the error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from pybridge.errors import WorkerError
+from pybridge.facts import FileFacts
+from pybridge.worker import protocol
+from pybridge.worker.decode import decode
+
+DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
+"""Default -Xmx: guava-sized modules index within 2 GB of heap; 3g leaves headroom on a 24 GB machine."""
+
+Progress = Callable[[int, int], None]
+
+
+def jars_dir() -> Path:
+    """Where the indexer jar and its runtime jars are (built by `gradle build`)."""
+    override = os.environ.get("PYBRIDGE_JARS")
+    return Path(override) if override else Path(__file__).resolve().parent.parent / "jars"
+
+
+@dataclass
+class IndexRequest:
+    """One module and scope: the files to index and their environment."""
+
+    files: list[str]
+    sourcepath: list[str] = field(default_factory=list)
+    classpath: list[str] = field(default_factory=list)
+    release: str = "17"
+    encoding: str = "UTF-8"
+    javadoc: bool = True
+
+    def as_message(self) -> dict:
+        return {
+            "files": [str(f) for f in self.files],
+            "sourcepath": [str(p) for p in self.sourcepath],
+            "classpath": [str(p) for p in self.classpath],
+            "release": str(self.release),
+            "encoding": self.encoding,
+            "javadoc": self.javadoc,
+        }
+
+
+@dataclass
+class IndexResult:
+    files: list[FileFacts]
+    elapsed_ms: int            # time inside the JVM (createASTs, visit)
+    jpype_calls: int           # JPype crossings for the whole request
+    wall_s: float              # parent-side time, decoding included
+
+
+class Worker:
+    """A handle on one worker child; restarts it after it dies. Not thread-safe."""
+
+    def __init__(self, heap: str = DEFAULT_HEAP, jvm_args: list[str] | None = None,
+                 jvm_path: str | None = None, start_timeout: float = 120.0) -> None:
+        self.heap = heap
+        self.extra_jvm_args = list(jvm_args or [])
+        self.jvm_path = jvm_path or os.environ.get("PYBRIDGE_JVM_PATH")
+        self.start_timeout = start_timeout
+        self._proc: subprocess.Popen | None = None
+        self._log = None
+        self.info: dict = {}
+
+    # ------------------------------------------------------------ process
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc and self._proc.poll() is None else None
+
+    def _classpath(self) -> list[str]:
+        d = jars_dir()
+        jars = sorted(str(p) for p in d.glob("*.jar"))
+        if not any(Path(j).name == "pybridge-indexer.jar" for j in jars):
+            raise WorkerError(
+                f"The indexer jar is missing from {d}. Run `gradle build` at the repository root "
+                "(or set PYBRIDGE_JARS to the folder that holds pybridge-indexer.jar).",
+                cause="start_failed")
+        return jars
+
+    def start(self) -> None:
+        if self.pid is not None:
+            return
+        config = {
+            "classpath": self._classpath(),
+            "jvm_path": self.jvm_path,
+            "jvm_args": [f"-Xmx{self.heap}", "-Xss8m", "-XX:+ExitOnOutOfMemoryError",
+                         "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", *self.extra_jvm_args],
+        }
+        env = dict(os.environ, PYBRIDGE_WORKER_CONFIG=json.dumps(config))
+        self._log = tempfile.TemporaryFile(prefix="pybridge-worker-", suffix=".log")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "pybridge.worker.child"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
+            start_new_session=True,
+        )
+        message = self._receive(self.start_timeout, during="start")
+        if not message or message[0] != "ready":
+            raise self._died("start")
+        self.info = message[1]
+
+    def close(self) -> None:
+        """Stops the child by closing its stdin (never SIGTERM: the JVM would skip clean-up)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None:
+                try:
+                    protocol.send(proc.stdin, ("exit",))
+                except OSError:
+                    pass
+                proc.stdin.close()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        finally:
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            if self._log:
+                self._log.close()
+                self._log = None
+
+    def __enter__(self) -> "Worker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def kill(self) -> None:
+        """Kills the child at once (a runaway request); the next request starts a fresh one."""
+        if self._proc and self._proc.poll() is None:
+            self._proc.kill()
+
+    # ------------------------------------------------------------ requests
+
+    def index(self, request: IndexRequest, progress: Progress | None = None,
+              timeout: float | None = None) -> IndexResult:
+        """Indexes one module and scope. Raises `WorkerError` when the child fails."""
+        t0 = time.perf_counter()
+        self.start()
+        try:
+            protocol.send(self._proc.stdin, ("index", request.as_message()))
+        except OSError:
+            raise self._died("request") from None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            message = self._receive(remaining, during="request")
+            if message is None:
+                raise self._died("request")
+            if message[0] == "progress":
+                if progress:
+                    progress(message[1], message[2])
+                continue
+            if message[0] == "error":
+                raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
+            if message[0] == "result":
+                payload = message[1]
+                files = decode(payload)
+                return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
+                                   time.perf_counter() - t0)
+            raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
+
+    def _receive(self, timeout: float | None, during: str):
+        proc = self._proc
+        if timeout is None:
+            return protocol.receive(proc.stdout)
+        timer = threading.Timer(timeout, self._timeout_kill, args=(proc,))
+        timer.daemon = True
+        timer.start()
+        try:
+            message = protocol.receive(proc.stdout)
+        finally:
+            timer.cancel()
+        if message is None and getattr(proc, "_pybridge_timed_out", False):
+            self._reap()
+            raise WorkerError(
+                f"The indexer worker took longer than {timeout:.0f} s during {during} and was stopped. "
+                "Raise the time limit or index fewer files at once.", cause="timeout")
+        return message
+
+    @staticmethod
+    def _timeout_kill(proc: subprocess.Popen) -> None:
+        proc._pybridge_timed_out = True  # type: ignore[attr-defined]
+        if proc.poll() is None:
+            proc.kill()
+
+    def _log_tail(self, limit: int = 2000) -> str:
+        if not self._log:
+            return ""
+        try:
+            self._log.seek(0, os.SEEK_END)
+            size = self._log.tell()
+            self._log.seek(max(size - limit, 0))
+            return self._log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def _reap(self) -> int | None:
+        proc = self._proc
+        if proc is None:
+            return None
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        tail = self._log_tail()
+        self._last_tail = tail
+        self._proc = None
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self._log:
+            self._log.close()
+            self._log = None
+        return code
+
+    def _died(self, during: str) -> WorkerError:
+        """The child is gone: a typed error that names why. The next request restarts it."""
+        tail = self._log_tail()
+        code = self._reap()
+        detail = f"\nWorker log (tail):\n{tail}" if tail else ""
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+            return WorkerError(
+                f"The indexer worker was killed by {name} during {during}. The previous generation is "
+                f"untouched; run the sync again (a fresh worker starts).{detail}",
+                cause="killed", exit_code=code, signal=name)
+        if code == 3 or "OutOfMemoryError" in tail:
+            return WorkerError(
+                f"The indexer JVM ran out of memory (-Xmx{self.heap}) during {during}. Raise the heap "
+                f"(--heap or PYBRIDGE_HEAP) and sync again.{detail}", cause="oom", exit_code=code)
+        if during == "start":
+            return WorkerError(
+                f"The indexer worker could not start a JVM (exit code {code}). Check that Java 17+ is "
+                f"installed (JAVA_HOME or `java` on PATH) and that `gradle build` has run.{detail}",
+                cause="start_failed", exit_code=code)
+        return WorkerError(
+            f"The indexer worker exited unexpectedly (exit code {code}) during {during}; "
+            f"run the sync again.{detail}", cause="crashed", exit_code=code)

@@ -1,0 +1,379 @@
+"""Reading pom.xml files safely, and a light model of one POM with its parents.
+
+Safety: the XML is parsed by expat directly into an ElementTree, and any
+`<!DOCTYPE` (hence any entity declaration, internal or external) is refused
+before a single entity is declared; no external entity is ever fetched.
+Namespaces are dropped (tags are local names), so `build/plugins` works on
+any POM.
+
+This is not Maven: `PomView` does what pybridge needs without running Maven
+(properties through the parent chain, inherited dependencies, managed
+versions, the compiler plugin's configuration). Parents are found through
+`<relativePath>` (default `../pom.xml`, checked against the parent's
+groupId:artifactId), else in the local repository (~/.m2/repository or the
+`<localRepository>` of ~/.m2/settings.xml). A parent that is found nowhere
+just contributes nothing. Modules and properties of profiles marked
+`<activeByDefault>true</activeByDefault>` are taken as active; other
+activations (JDK, OS, property, file) are not evaluated. Maven's own
+effective POM, used for classpaths, evaluates all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.parsers import expat
+
+from .model import Dependency, PomError
+
+COMPILER_PLUGIN = "maven-compiler-plugin"
+_PROP = re.compile(r"\$\{([^}]+)\}")
+_MAX_POM_BYTES = 16 * 1024 * 1024
+
+
+class _Refused(Exception):
+    pass
+
+
+def parse_xml(path: Path) -> ET.Element:
+    """Parse `path` into an Element with namespace-free tags, refusing DOCTYPE."""
+    try:
+        size = path.stat().st_size
+        if size > _MAX_POM_BYTES:
+            raise PomError(path, f"{path} is {size} bytes, too large for a pom.xml; check the file.")
+        data = path.read_bytes()
+    except PomError:
+        raise
+    except OSError as exc:
+        raise PomError(path, f"Cannot read {path}: {exc.strerror or exc}. Check that the file exists and is readable.") from None
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse_doctype(*_args: object) -> None:
+        raise _Refused("a <!DOCTYPE> declaration")
+
+    def refuse_entity(*_args: object) -> None:
+        raise _Refused("an entity declaration")
+
+    def refuse_external(*_args: object) -> int:
+        raise _Refused("an external entity reference")
+
+    parser.StartDoctypeDeclHandler = refuse_doctype
+    parser.EntityDeclHandler = refuse_entity
+    parser.UnparsedEntityDeclHandler = refuse_entity
+    parser.ExternalEntityRefHandler = refuse_external
+    parser.StartElementHandler = lambda tag, attrs: builder.start(_local(tag), attrs)
+    parser.EndElementHandler = lambda tag: builder.end(_local(tag))
+    parser.CharacterDataHandler = builder.data
+    try:
+        parser.Parse(data, True)
+        root = builder.close()
+    except _Refused as exc:
+        raise PomError(path, f"{path} contains {exc}, which pybridge refuses to read "
+                             "(no DTDs or entities in a pom.xml); remove it.") from None
+    except expat.ExpatError as exc:
+        raise PomError(path, f"{path} is not well-formed XML (line {exc.lineno}, column "
+                             f"{exc.offset + 1}: {expat.ErrorString(exc.code)}); fix the XML.") from None
+    except Exception as exc:  # builder errors on truncated input
+        raise PomError(path, f"{path} is not well-formed XML ({exc}); fix the XML.") from None
+    return root
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit(":", 1)[-1]
+
+
+def text(el: ET.Element | None, path: str) -> str | None:
+    if el is None:
+        return None
+    found = el.find(path)
+    if found is None or found.text is None:
+        return None
+    value = found.text.strip()
+    return value or None
+
+
+def children_text(el: ET.Element | None, path: str) -> list[str]:
+    if el is None:
+        return []
+    return [c.text.strip() for c in el.findall(path) if c.text and c.text.strip()]
+
+
+@dataclass(frozen=True)
+class ParentRef:
+    group_id: str | None
+    artifact_id: str | None
+    version: str | None
+    relative_path: str | None   # None: default ../pom.xml; "": look only in the repository
+
+
+@dataclass
+class RawPom:
+    """One pom.xml as written (profiles active by default merged in)."""
+
+    path: Path
+    xml: ET.Element
+    group_id: str | None
+    artifact_id: str | None
+    version: str | None
+    packaging: str
+    parent: ParentRef | None
+    properties: dict[str, str]
+    modules: list[str]
+    dependencies: list[ET.Element]
+    managed: list[ET.Element]
+    builds: list[ET.Element] = field(default_factory=list)   # <build> of the project, then of profiles
+
+    @property
+    def effective_group_id(self) -> str | None:
+        return self.group_id or (self.parent.group_id if self.parent else None)
+
+
+def read_pom(path: Path) -> RawPom:
+    root = parse_xml(path)
+    if root.tag != "project":
+        raise PomError(path, f"{path} has root element <{root.tag}>, not <project>; is this a Maven pom.xml?")
+    parent_el = root.find("parent")
+    parent = None
+    if parent_el is not None:
+        rel = parent_el.find("relativePath")
+        parent = ParentRef(text(parent_el, "groupId"), text(parent_el, "artifactId"),
+                           text(parent_el, "version"),
+                           None if rel is None else (rel.text or "").strip())
+    props: dict[str, str] = {}
+    modules: list[str] = []
+    deps: list[ET.Element] = []
+    managed: list[ET.Element] = []
+    builds: list[ET.Element] = []
+    sections = [root] + [p for p in root.findall("profiles/profile")
+                         if text(p, "activation/activeByDefault") == "true"]
+    for sec in sections:
+        for p in sec.findall("properties/*"):
+            props[p.tag] = (p.text or "").strip()
+        modules += children_text(sec, "modules/module")
+        deps += sec.findall("dependencies/dependency")
+        managed += sec.findall("dependencyManagement/dependencies/dependency")
+        b = sec.find("build")
+        if b is not None:
+            builds.append(b)
+    pom = RawPom(path, root, text(root, "groupId"), text(root, "artifactId"), text(root, "version"),
+                 text(root, "packaging") or "jar", parent, props, modules, deps, managed, builds)
+    if not pom.artifact_id:
+        raise PomError(path, f"{path} has no <artifactId>; add one.")
+    if not pom.effective_group_id:
+        raise PomError(path, f"{path} has no <groupId> and no <parent> to inherit it from; add a <groupId>.")
+    return pom
+
+
+def local_repository() -> Path:
+    """The local Maven repository: settings' <localRepository> or ~/.m2/repository."""
+    home = Path.home()
+    settings = home / ".m2" / "settings.xml"
+    if settings.is_file():
+        try:
+            value = text(parse_xml(settings), "localRepository")
+        except PomError:
+            value = None
+        if value and "${" not in value:
+            return Path(value).expanduser()
+    return home / ".m2" / "repository"
+
+
+def dependency_from_xml(el: ET.Element, interp=lambda s: s) -> Dependency | None:
+    """A Dependency from a `<dependency>` element; None when groupId/artifactId are missing."""
+    def get(tag: str) -> str | None:
+        v = text(el, tag)
+        return interp(v) if v is not None else None
+
+    g, a = get("groupId"), get("artifactId")
+    if not g or not a:
+        return None
+    exclusions = tuple((interp(text(x, "groupId") or "*"), interp(text(x, "artifactId") or "*"))
+                       for x in el.findall("exclusions/exclusion"))
+    return Dependency(g, a, get("version"), get("type") or "jar", get("classifier"),
+                      get("scope") or "compile", (get("optional") or "false") == "true",
+                      exclusions, get("systemPath"))
+
+
+class PomReader:
+    """Reads POMs once each and finds parents. `workspace_root` bounds strictness:
+    a broken POM inside it raises; outside (parents found elsewhere) it is skipped."""
+
+    def __init__(self, workspace_root: Path) -> None:
+        self.root = workspace_root
+        self._cache: dict[Path, RawPom] = {}
+        self._repo: Path | None = None
+
+    def read(self, path: Path) -> RawPom:
+        path = path.resolve()
+        if path not in self._cache:
+            self._cache[path] = read_pom(path)
+        return self._cache[path]
+
+    def _try_read(self, path: Path) -> RawPom | None:
+        if path.resolve().is_relative_to(self.root):
+            return self.read(path)
+        try:
+            return self.read(path)
+        except PomError:
+            return None
+
+    def parent_of(self, pom: RawPom) -> RawPom | None:
+        ref = pom.parent
+        if ref is None or not ref.artifact_id:
+            return None
+        rel = "../pom.xml" if ref.relative_path is None else ref.relative_path
+        if rel:
+            cand = pom.path.parent / rel
+            if cand.is_dir():
+                cand = cand / "pom.xml"
+            if cand.is_file():
+                found = self._try_read(cand)
+                if (found is not None and found.artifact_id == ref.artifact_id
+                        and found.effective_group_id == ref.group_id):
+                    return found
+        if ref.group_id and ref.version and "${" not in ref.version:
+            if self._repo is None:
+                self._repo = local_repository()
+            cand = (self._repo / ref.group_id.replace(".", "/") / ref.artifact_id / ref.version
+                    / f"{ref.artifact_id}-{ref.version}.pom")
+            if cand.is_file():
+                try:
+                    return self.read(cand)
+                except PomError:
+                    return None
+        return None
+
+    def chain(self, pom: RawPom) -> list[RawPom]:
+        """`pom` and its ancestors, nearest first (a parent loop stops the walk)."""
+        out = [pom]
+        seen = {pom.path}
+        while (parent := self.parent_of(out[-1])) is not None and parent.path not in seen:
+            out.append(parent)
+            seen.add(parent.path)
+        return out
+
+
+class PomView:
+    """One module's POM seen through its parent chain: properties, inherited
+    dependencies, managed versions and the compiler plugin's configuration."""
+
+    def __init__(self, chain: list[RawPom]) -> None:
+        self.chain = chain
+        me = chain[0]
+        self.group_id = me.effective_group_id or ""
+        self.artifact_id = me.artifact_id or ""
+        self.version = me.version or (me.parent.version if me.parent else None)
+        self.packaging = me.packaging
+        props: dict[str, str] = {}
+        for pom in reversed(chain):
+            props.update(pom.properties)
+        base = str(me.path.parent)
+        builtins = {
+            "groupId": self.group_id, "artifactId": self.artifact_id,
+            "version": self.version or "", "packaging": self.packaging,
+            "basedir": base,
+            "parent.groupId": me.parent.group_id if me.parent else "",
+            "parent.artifactId": me.parent.artifact_id if me.parent else "",
+            "parent.version": me.parent.version if me.parent else "",
+        }
+        for k, v in builtins.items():
+            if v:
+                props[f"project.{k}"] = v
+                props[f"pom.{k}"] = v
+        props["basedir"] = base
+        props.setdefault("project.build.directory", str(Path(base) / "target"))
+        self.props = props
+        self.build_directory = self.resolve_dir(self.build_text("directory"), "target")
+        props["project.build.directory"] = str(self.build_directory)
+        self.managed = self._deps(lambda pom: pom.managed, managed=None)
+        self.dependencies = self._deps(lambda pom: pom.dependencies, managed=self.managed)
+
+    def interp(self, value: str) -> str:
+        for _ in range(10):
+            new = _PROP.sub(self._lookup, value)
+            if new == value:
+                break
+            value = new
+        return value
+
+    def _lookup(self, m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name in self.props:
+            return self.props[name]
+        if name.startswith("env."):
+            return os.environ.get(name[4:], m.group(0))
+        return m.group(0)
+
+    def prop(self, name: str) -> str | None:
+        v = self.props.get(name)
+        if v is None:
+            return None
+        v = self.interp(v)
+        return None if "${" in v else v
+
+    def build_text(self, tag: str) -> str | None:
+        """The nearest `<build><tag>` in the chain, interpolated."""
+        for pom in self.chain:
+            for b in pom.builds:
+                v = text(b, tag)
+                if v:
+                    return self.interp(v)
+        return None
+
+    def resolve_dir(self, value: str | None, default: str) -> Path:
+        p = Path(value or default)
+        if not p.is_absolute():
+            p = self.chain[0].path.parent / p
+        return Path(os.path.normpath(p))
+
+    def _deps(self, pick, managed: dict | None) -> dict[tuple, Dependency]:
+        out: dict[tuple, Dependency] = {}
+        for pom in reversed(self.chain):          # ancestors first, children override
+            for el in pick(pom):
+                d = dependency_from_xml(el, self.interp)
+                if d is None:
+                    continue
+                key = (d.group_id, d.artifact_id, d.type, d.classifier)
+                if managed is not None and key in managed:
+                    m = managed[key]
+                    scope = d.scope if text(el, "scope") else (m.scope if m.scope != "import" else "compile")
+                    d = Dependency(d.group_id, d.artifact_id, d.version or m.version, d.type,
+                                   d.classifier, scope, d.optional, d.exclusions or m.exclusions,
+                                   d.system_path or m.system_path)
+                out[key] = d
+        return out
+
+    def compiler_configs(self) -> list[ET.Element]:
+        """maven-compiler-plugin configurations, strongest first: per POM (child
+        first) the plugin, then its default-compile execution, then pluginManagement."""
+        out: list[ET.Element] = []
+        for pom in self.chain:
+            for b in pom.builds:
+                for plugins in ("plugins/plugin", "pluginManagement/plugins/plugin"):
+                    out += compiler_configs_of(b.findall(plugins))
+        return out
+
+
+def compiler_configs_of(plugins: list[ET.Element]) -> list[ET.Element]:
+    out: list[ET.Element] = []
+    for p in plugins:
+        if text(p, "artifactId") != COMPILER_PLUGIN:
+            continue
+        c = p.find("configuration")
+        if c is not None:
+            out.append(c)
+        for ex in p.findall("executions/execution"):
+            c = ex.find("configuration")
+            if c is not None and text(ex, "id") in (None, "default-compile"):
+                out.append(c)
+        for ex in p.findall("executions/execution"):
+            c = ex.find("configuration")
+            if c is not None and text(ex, "id") not in (None, "default-compile"):
+                out.append(c)
+    return out

@@ -1,0 +1,52 @@
+"""Golden files: each sample source with every fact the indexer found marked under its line.
+
+`pytest --update-goldens` rewrites them; every change is reviewed by hand before it is committed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pybridge.golden import build_names, render_file
+from tests.indexing import index_roots
+
+GOLDEN = Path(__file__).parent / "golden"
+
+CASES = {
+    "kitchen-sink": ["src/main/java"],
+    "broken": ["src/main/java"],
+}
+
+
+@pytest.fixture(scope="module")
+def rendered(worker, samples):
+    out: dict[str, str] = {}
+    for sample, roots in CASES.items():
+        base = samples / sample
+        result = index_roots(worker, [base / r for r in roots])
+        names = build_names(result.files)
+        for ff in result.files:
+            rel = Path(ff.path).resolve().relative_to(base.resolve())
+            source = Path(ff.path).read_text(encoding="utf-8")
+            out[f"{sample}/{rel}"] = render_file(source, ff, names)
+    return out
+
+
+def test_every_sample_file_has_a_golden_that_matches_what_the_indexer_sees(rendered, update_goldens):
+    mismatched = []
+    for name, text in sorted(rendered.items()):
+        path = GOLDEN / (name + ".golden")
+        if update_goldens:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            continue
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            mismatched.append(name)
+    assert not mismatched, f"goldens differ (run pytest --update-goldens and review the diff): {mismatched}"
+
+
+def test_no_golden_is_left_over_from_a_removed_sample_file(rendered):
+    on_disk = {str(p.relative_to(GOLDEN))[: -len(".golden")] for p in GOLDEN.rglob("*.golden")}
+    assert on_disk <= set(rendered), sorted(on_disk - set(rendered))
