@@ -87,7 +87,8 @@ final class FactVisitor extends ASTVisitor {
     /** The one place that emits a reference. */
     private void ref(int start, int length, IBinding target, int kind) {
         IBinding d = Symbols.declaration(target);
-        if (d == null || d.getKey() == null) {
+        if (d == null || d.getKey() == null || d.isRecovered()) {
+            // A recovered binding names nothing that exists: the problem list records the unresolved name.
             return;
         }
         if (d instanceof IMethodBinding) {
@@ -102,6 +103,10 @@ final class FactVisitor extends ASTVisitor {
                 }
             }
         }
+        if (d instanceof IVariableBinding) {
+            IVariableBinding component = compactConstructorParameter((IVariableBinding) d);
+            if (component != null) d = component;
+        }
         int flags = 0;
         if (importDepth > 0) flags |= Kinds.IN_IMPORT;
         if (javadocDepth > 0) {
@@ -115,6 +120,24 @@ final class FactVisitor extends ASTVisitor {
 
     private void ref(ASTNode token, IBinding target, int kind) {
         ref(token.getStartPosition(), token.getLength(), target, kind);
+    }
+
+    /** In a compact constructor, the implicit parameter {@code x} stands for the record component {@code x}. */
+    private static IVariableBinding compactConstructorParameter(IVariableBinding v) {
+        if (!v.isParameter()) return null;
+        IMethodBinding m = v.getDeclaringMethod();
+        if (m == null || !m.isCompactConstructor()) return null;
+        return componentField(m.getDeclaringClass(), v.getName());
+    }
+
+    static IVariableBinding componentField(ITypeBinding record, String name) {
+        if (record == null || !record.isRecord()) return null;
+        for (IVariableBinding f : record.getDeclaredFields()) {
+            if (f.getName().equals(name) && !java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                return f.getVariableDeclaration();
+            }
+        }
+        return null;
     }
 
     private static IVariableBinding recordComponent(IMethodBinding accessor) {
@@ -211,11 +234,21 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(SimpleName node) {
-        if (node.isDeclaration() || handled.contains(node)) return false;
+        if (isDeclarationName(node) || handled.contains(node)) return false;
         IBinding b = node.resolveBinding();
         if (b == null) return false;
         int kind = kindOf(node, b);
         if (kind >= 0) ref(node, b, kind);
+        return false;
+    }
+
+    /** Names that declare: JDT's isDeclaration() says false for constructor and record names. */
+    static boolean isDeclarationName(SimpleName node) {
+        if (node.isDeclaration()) return true;
+        ASTNode p = node.getParent();
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        if (p instanceof MethodDeclaration) return loc == MethodDeclaration.NAME_PROPERTY;
+        if (p instanceof AbstractTypeDeclaration) return loc == ((AbstractTypeDeclaration) p).getNameProperty();
         return false;
     }
 
@@ -302,6 +335,27 @@ final class FactVisitor extends ASTVisitor {
 
     // ------------------------------------------------------------ imports
 
+    /** Imports and package annotations belong to the file's primary type (named like the file, else the first). */
+    @Override
+    public boolean visit(CompilationUnit node) {
+        String file = new java.io.File(source.path()).getName();
+        String base = file.endsWith(".java") ? file.substring(0, file.length() - 5) : file;
+        ITypeBinding primary = null;
+        for (Object o : node.types()) {
+            ITypeBinding t = ((AbstractTypeDeclaration) o).resolveBinding();
+            if (t == null) continue;
+            if (primary == null || t.getName().equals(base)) primary = t;
+            if (t.getName().equals(base)) break;
+        }
+        push(primary);
+        return true;
+    }
+
+    @Override
+    public void endVisit(CompilationUnit node) {
+        pop();
+    }
+
     @Override
     public boolean visit(ImportDeclaration node) {
         importDepth++;
@@ -348,7 +402,7 @@ final class FactVisitor extends ASTVisitor {
     // ------------------------------------------------------- declarations
 
     private void push(IBinding b) {
-        IBinding d = Symbols.declaration(b);
+        IBinding d = b == null ? null : Symbols.declaration(b);
         containers.push(d == null || d.getKey() == null ? (container() == null ? "" : container()) : d.getKey());
     }
 
@@ -504,7 +558,14 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(SingleVariableDeclaration node) {
-        decl(node.resolveBinding(), node.getName(), node);
+        IBinding b = node.resolveBinding();
+        if (node.getParent() instanceof RecordDeclaration) {
+            // A record component is keyed by its field, which the accessor and the compact constructor map to.
+            IVariableBinding field = componentField(((RecordDeclaration) node.getParent()).resolveBinding(),
+                    node.getName().getIdentifier());
+            if (field != null) b = field;
+        }
+        decl(b, node.getName(), node);
         return true;
     }
 

@@ -120,7 +120,7 @@ public final class Indexer {
             if (!p.isError()) continue;
             int kind = problemKind(p);
             if (kind != Kinds.OTHER_ERROR) complete = false;
-            String name = kind == Kinds.SYNTAX ? "" : problemName(p, kind, source);
+            String name = kind == Kinds.SYNTAX ? "" : problemName(p, kind, source, ast);
             int start = Math.max(p.getSourceStart(), 0);
             int length = Math.max(p.getSourceEnd() - p.getSourceStart() + 1, 0);
             sink.problem(kind, name, p.getMessage(), visitor.span(start, length), true);
@@ -156,8 +156,18 @@ public final class Indexer {
         }
     }
 
-    static String problemName(IProblem p, int kind, SourceText source) {
+    static String problemName(IProblem p, int kind, SourceText source, CompilationUnit ast) {
         String[] args = p.getArguments();
+        if (kind == Kinds.UNRESOLVED_IMPORT) {
+            // JDT flags the first package that fails; the name an import hides is its last segment.
+            org.eclipse.jdt.core.dom.ASTNode n = org.eclipse.jdt.core.dom.NodeFinder.perform(ast, p.getSourceStart(),
+                    Math.max(p.getSourceEnd() - p.getSourceStart() + 1, 0));
+            while (n != null && !(n instanceof org.eclipse.jdt.core.dom.ImportDeclaration)) n = n.getParent();
+            if (n != null) {
+                String full = ((org.eclipse.jdt.core.dom.ImportDeclaration) n).getName().getFullyQualifiedName();
+                return ((org.eclipse.jdt.core.dom.ImportDeclaration) n).isOnDemand() ? "*" : full.substring(full.lastIndexOf('.') + 1);
+            }
+        }
         if (p.getID() == IProblem.UndefinedMethod && args.length > 1) return args[1];
         if (kind == Kinds.UNRESOLVED_METHOD && p.getID() != IProblem.UndefinedMethod && args.length > 0) {
             String t = args[0];

@@ -22,6 +22,10 @@ final class SourceText {
         this.charset = cs;
     }
 
+    String path() {
+        return path;
+    }
+
     String text() {
         if (text == null) {
             try {

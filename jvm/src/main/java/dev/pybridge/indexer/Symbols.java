@@ -65,6 +65,7 @@ final class Symbols {
         if (b instanceof ITypeBinding) {
             ITypeBinding t = (ITypeBinding) b;
             if (t.isTypeVariable()) return Kinds.TYPE_PARAMETER;
+            if (t.isAnonymous()) return Kinds.CLASS;
             if (t.isAnnotation()) return Kinds.ANNOTATION;
             if (t.isInterface()) return Kinds.INTERFACE;
             if (t.isEnum()) return Kinds.ENUM;
@@ -98,8 +99,8 @@ final class Symbols {
             return owner == null ? b.getName() : owner.getName();
         }
         if (b instanceof ITypeBinding) {
-            ITypeBinding t = ((ITypeBinding) b).getErasure();
-            return t.getName();
+            ITypeBinding t = (ITypeBinding) b;
+            return t.isTypeVariable() ? t.getName() : t.getErasure().getName();
         }
         return b.getName();
     }
@@ -112,7 +113,7 @@ final class Symbols {
             ITypeBinding[] ps = m.getParameterTypes();
             for (int i = 0; i < ps.length; i++) {
                 if (i > 0) sb.append(", ");
-                String p = ps[i].getErasure().getName();
+                String p = ps[i].isTypeVariable() ? ps[i].getName() : ps[i].getErasure().getName();
                 if (m.isVarargs() && i == ps.length - 1 && p.endsWith("[]")) {
                     p = p.substring(0, p.length() - 2) + "...";
                 }
@@ -126,7 +127,8 @@ final class Symbols {
     /** e.g. {@code com.acme.Greeter.greet}; members of local and anonymous types hang off their enclosing member. */
     static String dotted(IBinding b) {
         if (b instanceof ITypeBinding) {
-            ITypeBinding t = ((ITypeBinding) b).getErasure();
+            ITypeBinding t = (ITypeBinding) b;
+            if (!t.isTypeVariable()) t = t.getErasure();
             if (t.isTypeVariable()) {
                 IBinding owner = t.getDeclaringMethod() != null ? t.getDeclaringMethod() : t.getDeclaringClass();
                 return owner == null ? t.getName() : dotted(owner) + "." + t.getName();
@@ -177,7 +179,8 @@ final class Symbols {
 
     private String computeScip(IBinding b) {
         if (b instanceof ITypeBinding) {
-            ITypeBinding t = ((ITypeBinding) b).getErasure();
+            ITypeBinding t = (ITypeBinding) b;
+            if (!t.isTypeVariable()) t = t.getErasure();
             if (t.isTypeVariable()) {
                 IBinding owner = t.getDeclaringMethod() != null ? t.getDeclaringMethod() : t.getDeclaringClass();
                 String o = owner == null ? null : scip(owner);
