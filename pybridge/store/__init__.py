@@ -1,0 +1,75 @@
+"""The SQLite store of pybridge: facts per file version, generations as manifests.
+
+Layout (DESIGN section 5). A *file version* is one source file's facts,
+content-addressed by the sha256 of (module, scope, workspace-relative path,
+content sha256, canonical facts): an unchanged file whose facts did not
+change maps to the same version and is stored once, however many
+generations list it; a file whose facts changed (a dependency changed) gets
+a new version. A *generation* is a manifest of file versions plus its
+snapshot fingerprint and metadata, numbered 1, 2, 3… per store. *Symbols*
+are append-only: a symbol id names one JDT binding key forever, so an old
+key can always be explained; library/JDK declarations that project code
+references get symbol rows too.
+
+Writing (one writer at a time, guarded by a `flock` on `<store>.lock`)::
+
+    store = Store.open(state_dir / "store.sqlite")          # migrates, collects debris
+    with store.stage(snapshot, meta) as staging:            # an unpublished generation
+        for f in files:
+            fv_id, reused = staging.add_file(module, scope, relpath, sha256, size, facts)
+        number = staging.publish({"duration": 12.3})        # one short transaction
+    # leaving the block without publish() discards the generation
+
+Staged rows go out in batches (one transaction per ~50,000 rows, always at
+a file boundary); readers never see them, because readers only open
+published generations. `publish` marks the generation published and moves
+the `current` pointer in one transaction committed with `synchronous=FULL`,
+then GC keeps the newest `keep` (default 3) published generations, deletes
+every file version no kept generation lists (with its rows), and never
+deletes symbols. A crash or SIGKILL at any point leaves the last published
+generation current and complete; the unpublished debris is collected on the
+next `Store.open` or `stage` (whoever can take the writer lock).
+
+Reading (any number of readers, in any process; WAL)::
+
+    with store.reader() as r:               # pinned: a read transaction on one snapshot
+        r.generation                        # GenerationInfo (number, snapshot, meta, …)
+        r.files(module=, scope=) / r.file(path) / r.module_scopes()
+        r.symbol(id_or_key) / r.symbols(ids)
+        r.declarations(symbol= | key= | name= | dotted= | scip=, kinds=, module=, scope=, limit=)
+        r.at(path, line, char)              # declarations and references at a position, best first
+        r.references(symbol_ids, kinds=, module=, scope=, after=, limit=)
+        r.count_references(symbol_ids, kinds=, module=, scope=)
+        r.calls_from(symbol_ids, module=, scope=, after=, limit=)   # outgoing calls
+        r.relations(symbol_ids, direction="both"|"from"|"to", kinds=)
+        r.problems(path=, module=, scope=, names=, kinds=, errors_only=, limit=) / r.count_problems(…)
+
+How the query layer maps on it (DESIGN section 7): `find_symbol` is
+`declarations(dotted=… or name=… or scip=…)`; `symbol_at` is `at`;
+`goToDefinition` is `declarations(symbol=…)`; `find_references` /
+`findReferences` are `references` + `count_references` + `relations`, paged
+by passing the last row's `sort_key` as `after`; incoming calls and
+`get_callers` are `references(kinds=CALL_KINDS)`, outgoing calls
+`calls_from`; coverage reads `files`/`module_scopes` and `problems(names=…)`,
+`problems(kinds=["syntax"])`. The source line is not stored: read the file.
+
+Positions are 0-based line and UTF-16 character, end exclusive (as in
+`pybridge.facts`). Every failure is a `StoreError` that says what to do.
+The store imports nothing of pybridge but `pybridge.facts` and
+`pybridge.errors`.
+"""
+
+from .gc import Collected
+from .reader import Reader
+from .rows import (
+    DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+)
+from .schema import CALL_KINDS
+from .staging import Staging
+from .store import DEFAULT_KEEP, Store
+
+__all__ = [
+    "CALL_KINDS", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
+    "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store",
+    "SymbolInfo",
+]

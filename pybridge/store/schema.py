@@ -57,7 +57,8 @@ def migration(name: str) -> Callable[[Migration], Migration]:
 def _run(conn: sqlite3.Connection, script: str) -> None:
     # Not executescript(): it commits first, and a migration must stay inside
     # the transaction that records it.
-    for statement in script.split(";"):
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    for statement in "\n".join(lines).split(";"):
         if statement.strip():
             conn.execute(statement)
 

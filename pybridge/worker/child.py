@@ -76,8 +76,6 @@ def main() -> int:
             protocol.send(proto_out, ("error", "error", f"unknown request {message[0]!r}"))
             continue
         request = message[1]
-        if os.environ.get("PYBRIDGE_WORKER_TEST_CRASH") == "abort":
-            os.abort()
         try:
             listener = Progress()
             Progress.calls = 0

@@ -1,0 +1,491 @@
+"""`Reader`: the read queries of one published generation.
+
+A reader owns a connection inside a read transaction, so everything it
+returns comes from one snapshot of the database, and the generation it is
+pinned to stays readable until it is closed, even if a newer generation is
+published and the old one collected meanwhile.
+
+Every query joins the generation's manifest, and each is one or two index
+lookups; `CROSS JOIN` fixes the join order (SQLite keeps the left table
+outermost) so that the plan starts from the selective index, never from a
+scan of the generation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pybridge.errors import StoreError
+from pybridge.facts import DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
+
+from .rows import (
+    DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+)
+from .schema import CALL_KIND_SQL, DECL_KIND_CODES, PROBLEM_KIND_CODES, REF_KIND_CODES
+from .schema import RELATION_KIND_CODES
+
+SymbolArg = int | Iterable[int]
+
+_IN_GENERATION = (
+    " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = {t}.file_version_id"
+    " CROSS JOIN file_versions f ON f.id = {t}.file_version_id"
+)
+
+_DECL_SELECT = """
+SELECT d.symbol_id, s.binding_key, d.kind, coalesce(d.name_x, s.name),
+       coalesce(d.display_x, s.display), coalesce(d.dotted_x, s.dotted),
+       coalesce(d.scip_x, s.scip), f.path AS path, f.module, f.scope,
+       d.line AS line, d.col AS col, d.dline, d.end_col,
+       d.full_line, d.full_col, d.full_dline, d.full_end_col,
+       d.modifiers, d.container_id, c.binding_key
+FROM {source}""" + _IN_GENERATION.format(t="d") + """
+LEFT JOIN symbols c ON c.id = d.container_id
+WHERE {where}"""
+_DECLS_FIRST = "declarations d CROSS JOIN symbols s ON s.id = d.symbol_id"
+_SYMBOLS_FIRST = "symbols s CROSS JOIN declarations d ON d.symbol_id = s.id"
+
+_REF_SELECT = """
+SELECT f.path, f.module, f.scope, r.line, r.col, r.dline, r.end_col, r.kind, r.flags,
+       r.target_id, t.binding_key, r.container_id, c.binding_key, r.ord
+FROM refs r""" + _IN_GENERATION.format(t="r") + """
+JOIN symbols t ON t.id = r.target_id
+LEFT JOIN symbols c ON c.id = r.container_id
+WHERE {where}"""
+_REF_ORDER = " ORDER BY f.path, r.line, r.col, r.kind, r.ord"
+
+_FILE_COLUMNS = (
+    "f.path, f.module, f.scope, f.content_sha256, f.size, f.binding_complete, f.failure,"
+    " f.n_declarations, f.n_references, f.n_problems, f.id"
+)
+
+_PROBLEM_COLUMNS = (
+    "f.path AS path, f.module, f.scope, p.kind, p.name, p.message, p.line AS line,"
+    " p.col AS col, p.dline, p.end_col, p.is_error"
+)
+
+
+def generation_info(row: tuple) -> GenerationInfo:
+    return GenerationInfo(id=row[0], number=row[1], published_at=row[2],
+                          snapshot=json.loads(row[3]), meta=json.loads(row[4]),
+                          current=bool(row[5]))
+
+
+def _span(line: int, col: int, dline: int, end_col: int) -> Span:
+    return Span(line, col, line + dline, end_col)
+
+
+def _ids(symbol: SymbolArg) -> list[int]:
+    ids = [symbol] if isinstance(symbol, int) else list(symbol)
+    if not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise StoreError(f"Symbols are named by their integer ids (got {symbol!r}).")
+    return ids
+
+
+class _Query:
+    """Named parameters and the AND-ed conditions of one query."""
+
+    def __init__(self, generation_id: int) -> None:
+        self.params: dict[str, Any] = {"g": generation_id}
+        self.where: list[str] = []
+
+    def param(self, value: Any) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return f":{name}"
+
+    def in_(self, column: str, values: Iterable[Any]) -> str:
+        return f"{column} IN ({', '.join(self.param(v) for v in values)})"
+
+    def within(self, column: str, values: Iterable[Any]) -> None:
+        self.where.append(self.in_(column, values))
+
+    def equal(self, column: str, value: Any) -> None:
+        if value is not None:
+            self.where.append(f"{column} = {self.param(value)}")
+
+    def sql(self, extra: Iterable[str] = ()) -> str:
+        return " AND ".join([*self.where, *extra]) or "1"
+
+
+def _codes(kinds: Iterable[str] | None, codes: dict[str, int], what: str) -> list[int] | None:
+    if kinds is None:
+        return None
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    unknown = [k for k in kinds if k not in codes]
+    if unknown:
+        raise StoreError(f"Unknown {what} kind {unknown[0]!r}; use one of {', '.join(codes)}.")
+    return [codes[k] for k in kinds]
+
+
+def _limit(limit: int | None) -> int:
+    if limit is None:
+        return -1
+    if not isinstance(limit, int) or limit < 0:
+        raise StoreError(f"limit must be a non-negative integer (got {limit!r}).")
+    return limit
+
+
+class Reader:
+    """Read queries pinned to one published generation. Close it (or use `with`)."""
+
+    def __init__(self, conn: sqlite3.Connection, generation: GenerationInfo,
+                 release: Callable[[sqlite3.Connection], None]) -> None:
+        self._conn = conn
+        self._release = release
+        self.generation = generation
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            self._release(conn)
+
+    def _rows(self, sql: str, params: dict[str, Any] | tuple = ()) -> list[tuple]:
+        if self._conn is None:
+            raise StoreError("This reader is closed; open a new one with Store.reader().")
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"The store could not be read ({exc}); sync again, and if it persists delete "
+                f"the state folder.", sqlite_error=str(exc),
+            ) from exc
+
+    def _query(self) -> _Query:
+        return _Query(self.generation.id)
+
+    # files -----------------------------------------------------------------
+
+    def files(self, *, module: str | None = None, scope: str | None = None) -> list[FileInfo]:
+        """The generation's source files, by path."""
+        q = self._query()
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        rows = self._rows(
+            f"SELECT {_FILE_COLUMNS} FROM manifest m"
+            " CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            f" WHERE m.generation_id = :g AND {q.sql()} ORDER BY f.path",
+            q.params,
+        )
+        return [self._file(row) for row in rows]
+
+    def file(self, path: str) -> FileInfo | None:
+        """One source file of the generation by its workspace-relative path."""
+        fv = self._file_row(path)
+        return self._file(fv) if fv else None
+
+    def module_scopes(self) -> list[ModuleScope]:
+        """Per module and scope: files, fully bound files, failed files, references."""
+        rows = self._rows(
+            "SELECT f.module, f.scope, count(*), total(f.binding_complete), count(f.failure),"
+            " total(f.n_references) FROM manifest m"
+            " CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            " WHERE m.generation_id = :g GROUP BY f.module, f.scope ORDER BY f.module, f.scope",
+            {"g": self.generation.id},
+        )
+        return [ModuleScope(r[0], r[1], r[2], int(r[3]), r[4], int(r[5])) for r in rows]
+
+    def _file_row(self, path: str) -> tuple | None:
+        rows = self._rows(
+            f"SELECT {_FILE_COLUMNS} FROM file_versions f"
+            " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = f.id"
+            " WHERE f.path = :path",
+            {"g": self.generation.id, "path": path},
+        )
+        return rows[0] if rows else None
+
+    @staticmethod
+    def _file(r: tuple) -> FileInfo:
+        return FileInfo(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], r[7], r[8], r[9], r[10])
+
+    # symbols ---------------------------------------------------------------
+
+    def symbol(self, symbol: int | str) -> SymbolInfo | None:
+        """A symbol by id or by binding key (in any generation: symbols are never deleted)."""
+        column = "binding_key" if isinstance(symbol, str) else "id"
+        rows = self._rows(
+            "SELECT id, binding_key, kind, name, display, dotted, scip, external"
+            f" FROM symbols WHERE {column} = ?",
+            (symbol,),
+        )
+        return self._symbol(rows[0]) if rows else None
+
+    def symbols(self, ids: Iterable[int]) -> dict[int, SymbolInfo]:
+        """Symbols by id, for many ids at once (e.g. the containers of a page)."""
+        ids = sorted(set(ids))
+        out: dict[int, SymbolInfo] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for row in self._rows(
+                "SELECT id, binding_key, kind, name, display, dotted, scip, external"
+                f" FROM symbols WHERE id IN ({', '.join('?' * len(chunk))})",
+                tuple(chunk),
+            ):
+                out[row[0]] = self._symbol(row)
+        return out
+
+    @staticmethod
+    def _symbol(r: tuple) -> SymbolInfo:
+        kind = DECL_KINDS[r[2]] if r[2] is not None else None
+        return SymbolInfo(r[0], r[1], kind, r[3], r[4], r[5], r[6], bool(r[7]))
+
+    # declarations ----------------------------------------------------------
+
+    def declarations(self, *, symbol: SymbolArg | None = None, key: str | None = None,
+                     name: str | None = None, dotted: str | None = None,
+                     scip: str | None = None, kinds: Iterable[str] | None = None,
+                     module: str | None = None, scope: str | None = None,
+                     limit: int | None = None) -> list[DeclRow]:
+        """Declarations of the generation found by exactly one of:
+
+        - `symbol`: symbol id(s); `key`: a binding key;
+        - `name`: the simple name (`greet`);
+        - `dotted`: a dotted path (`com.acme.Greeter.greet`) or a suffix of one
+          at a segment boundary (`Greeter.greet`);
+        - `scip`: the SCIP symbol string.
+
+        Filtered by kind, module and scope; ordered by path and position.
+        """
+        given = [a for a in (symbol, key, name, dotted, scip) if a is not None]
+        if len(given) != 1:
+            raise StoreError("Look declarations up by exactly one of symbol, key, name, dotted "
+                             "or scip.")
+        codes = _codes(kinds, DECL_KIND_CODES, "declaration")
+        q = self._query()
+        filters = []
+        if codes is not None:
+            filters.append(q.in_("d.kind", codes))
+        if module is not None:
+            filters.append(f"f.module = {q.param(module)}")
+        if scope is not None:
+            filters.append(f"f.scope = {q.param(scope)}")
+
+        def branch(source: str, *conditions: str) -> str:
+            return _DECL_SELECT.format(source=source, where=" AND ".join([*conditions, *filters]))
+
+        if key is not None:
+            found = self.symbol(key)
+            if found is None:
+                return []
+            symbol = found.id
+        if symbol is not None:
+            sql = branch(_DECLS_FIRST, q.in_("d.symbol_id", _ids(symbol)))
+        elif name is not None or scip is not None:
+            column, value = ("name", name) if name is not None else ("scip", scip)
+            v = q.param(value)
+            sql = " UNION ALL ".join([
+                branch(_SYMBOLS_FIRST, f"s.{column} = {v}", f"d.{column}_x IS NULL"),
+                branch(_DECLS_FIRST, f"d.{column}_x = {v}"),
+            ])
+        else:
+            assert dotted is not None
+            v, last = q.param(dotted), q.param(dotted.rsplit(".", 1)[-1])
+            n, suffix = q.param(len(dotted) + 1), q.param("." + dotted)
+            ends = f"substr(coalesce(d.dotted_x, s.dotted), -{n}) = {suffix}"
+            sql = " UNION ".join([
+                branch(_SYMBOLS_FIRST, f"s.dotted = {v}", "d.dotted_x IS NULL"),
+                branch(_DECLS_FIRST, f"d.dotted_x = {v}"),
+                branch(_SYMBOLS_FIRST, f"s.name = {last}", "d.name_x IS NULL", ends),
+                branch(_DECLS_FIRST, f"d.name_x = {last}", ends),
+            ])
+        sql += f" ORDER BY path, line, col LIMIT {q.param(_limit(limit))}"
+        return [self._decl(r) for r in self._rows(sql, q.params)]
+
+    @staticmethod
+    def _decl(r: tuple) -> DeclRow:
+        return DeclRow(
+            symbol_id=r[0], key=r[1], kind=DECL_KINDS[r[2]], name=r[3], display=r[4],
+            dotted=r[5], scip=r[6], path=r[7], module=r[8], scope=r[9],
+            name_span=_span(r[10], r[11], r[12], r[13]), span=_span(r[14], r[15], r[16], r[17]),
+            modifiers=r[18], container_id=r[19], container_key=r[20],
+        )
+
+    def at(self, path: str, line: int, char: int) -> list[DeclRow | RefRow]:
+        """What is at a position: the declarations and references whose name
+        span contains (line, char), best first.
+
+        Best: spans that contain the position strictly (start <= char < end)
+        before spans that merely end there (the cursor right after a name);
+        declarations before references; then by reference kind. Empty when
+        the file is not in the generation or nothing is named there.
+        """
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        params = {"g": self.generation.id, "fv": fv[10], "l": line, "c": char}
+        decls = [self._decl(r) for r in self._rows(
+            _DECL_SELECT.format(
+                source=_DECLS_FIRST,
+                where="d.file_version_id = :fv AND (d.line, d.col) <= (:l, :c)"
+                      " AND (:l, :c) <= (d.line + d.dline, d.end_col)"),
+            params)]
+        refs = [self._ref(r) for r in self._rows(
+            _REF_SELECT.format(
+                where="r.file_version_id = :fv AND (r.line, r.col) <= (:l, :c)"
+                      " AND (:l, :c) <= (r.line + r.dline, r.end_col)") + _REF_ORDER,
+            params)]
+
+        def rank(hit: DeclRow | RefRow) -> tuple:
+            span = hit.name_span if isinstance(hit, DeclRow) else hit.span
+            at_end = (span.end_line, span.end_char) == (line, char)
+            kind = REF_KIND_CODES[hit.kind] if isinstance(hit, RefRow) else -1
+            return (at_end, kind)
+
+        return sorted([*decls, *refs], key=rank)
+
+    # references ------------------------------------------------------------
+
+    def references(self, symbol: SymbolArg, *, kinds: Iterable[str] | None = None,
+                   module: str | None = None, scope: str | None = None,
+                   after: tuple | None = None, limit: int | None = None) -> list[RefRow]:
+        """References to the symbol(s), ordered by (path, line, char, kind).
+
+        Keyset pagination: pass the last row's `sort_key` as `after` for the
+        rows that follow it; pages joined are the full, duplicate-free list.
+        """
+        q = self._query()
+        q.within("r.target_id", _ids(symbol))
+        codes = _codes(kinds, REF_KIND_CODES, "reference")
+        if codes is not None:
+            q.within("r.kind", codes)
+        return self._ref_page(q, module, scope, after, limit)
+
+    def count_references(self, symbol: SymbolArg, *, kinds: Iterable[str] | None = None,
+                         module: str | None = None, scope: str | None = None) -> int:
+        """How many references `references` would return without a limit."""
+        q = self._query()
+        q.within("r.target_id", _ids(symbol))
+        codes = _codes(kinds, REF_KIND_CODES, "reference")
+        if codes is not None:
+            q.within("r.kind", codes)
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        join = "" if module is None and scope is None else \
+            " CROSS JOIN file_versions f ON f.id = r.file_version_id"
+        return self._rows(
+            "SELECT count(*) FROM refs r CROSS JOIN manifest m"
+            " ON m.generation_id = :g AND m.file_version_id = r.file_version_id"
+            f"{join} WHERE {q.sql()}",
+            q.params,
+        )[0][0]
+
+    def calls_from(self, symbol: SymbolArg, *, module: str | None = None,
+                   scope: str | None = None, after: tuple | None = None,
+                   limit: int | None = None) -> list[RefRow]:
+        """Outgoing calls: references of kind invocation, construction or
+        method_reference whose container is the symbol(s); ordered and paged
+        like `references`."""
+        q = self._query()
+        q.within("r.container_id", _ids(symbol))
+        q.where.append(f"r.kind IN {CALL_KIND_SQL}")  # verbatim: the partial index's term
+        return self._ref_page(q, module, scope, after, limit)
+
+    def _ref_page(self, q: _Query, module: str | None, scope: str | None,
+                  after: tuple | None, limit: int | None) -> list[RefRow]:
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        if after is not None:
+            if (not isinstance(after, (tuple, list)) or len(after) != 5
+                    or not isinstance(after[0], str)
+                    or not all(isinstance(v, int) for v in after[1:])):
+                raise StoreError(f"after must be a row's sort_key (path, line, char, kind, ord); "
+                                 f"got {after!r}.")
+            marks = ", ".join(q.param(v) for v in after)
+            q.where.append(f"(f.path, r.line, r.col, r.kind, r.ord) > ({marks})")
+        sql = _REF_SELECT.format(where=q.sql()) + _REF_ORDER + f" LIMIT {q.param(_limit(limit))}"
+        return [self._ref(r) for r in self._rows(sql, q.params)]
+
+    @staticmethod
+    def _ref(r: tuple) -> RefRow:
+        return RefRow(
+            path=r[0], module=r[1], scope=r[2], span=_span(r[3], r[4], r[5], r[6]),
+            kind=REF_KINDS[r[7]], flags=r[8], target_id=r[9], target_key=r[10],
+            container_id=r[11], container_key=r[12], sort_key=(r[0], r[3], r[4], r[7], r[13]),
+        )
+
+    # relations -------------------------------------------------------------
+
+    def relations(self, symbol: SymbolArg, *, direction: str = "both",
+                  kinds: Iterable[str] | None = None) -> list[RelationRow]:
+        """Compiler relations (extends, implements, overrides) from and/or to the
+        symbol(s); `direction` is `from` (the symbol's supertypes and the
+        methods it overrides), `to` (subtypes, overriders) or `both`."""
+        if direction not in ("from", "to", "both"):
+            raise StoreError(f"direction must be from, to or both (got {direction!r}).")
+        ids = _ids(symbol)
+        codes = _codes(kinds, RELATION_KIND_CODES, "relation")
+        branches = []
+        q = self._query()
+        for side in ("from", "to"):
+            if direction not in (side, "both"):
+                continue
+            conditions = [f"x.{side}_id IN ({', '.join(q.param(i) for i in ids)})"]
+            if codes is not None:
+                conditions.append(f"x.kind IN ({', '.join(q.param(c) for c in codes)})")
+            branches.append(
+                "SELECT x.kind AS kind, x.from_id AS from_id, a.binding_key, x.to_id AS to_id,"
+                " b.binding_key, f.path AS path FROM relations x"
+                + _IN_GENERATION.format(t="x")
+                + " JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
+                + f" WHERE {' AND '.join(conditions)}"
+            )
+        sql = " UNION ".join(branches) + " ORDER BY path, kind, from_id, to_id"
+        return [RelationRow(RELATION_KINDS[r[0]], r[1], r[2], r[3], r[4], r[5])
+                for r in self._rows(sql, q.params)]
+
+    # problems --------------------------------------------------------------
+
+    def problems(self, *, path: str | None = None, module: str | None = None,
+                 scope: str | None = None, names: Iterable[str] | None = None,
+                 kinds: Iterable[str] | None = None, errors_only: bool = False,
+                 limit: int | None = None) -> list[ProblemRow]:
+        """Compiler problems of the generation's files, by path and position.
+        Filters are AND-ed: `names` (the unresolved simple names), `kinds`."""
+        source, q = self._problem_query(path, module, scope, names, kinds, errors_only)
+        rows = self._rows(
+            f"SELECT {_PROBLEM_COLUMNS} FROM {source} WHERE {q.sql()}"
+            f" ORDER BY path, line, col, p.ord LIMIT {q.param(_limit(limit))}",
+            q.params,
+        )
+        return [ProblemRow(r[0], r[1], r[2], PROBLEM_KINDS[r[3]], r[4], r[5],
+                           _span(r[6], r[7], r[8], r[9]), bool(r[10])) for r in rows]
+
+    def count_problems(self, *, path: str | None = None, module: str | None = None,
+                       scope: str | None = None, names: Iterable[str] | None = None,
+                       kinds: Iterable[str] | None = None, errors_only: bool = False) -> int:
+        """How many problems `problems` would return without a limit."""
+        source, q = self._problem_query(path, module, scope, names, kinds, errors_only)
+        return self._rows(f"SELECT count(*) FROM {source} WHERE {q.sql()}", q.params)[0][0]
+
+    def _problem_query(self, path, module, scope, names, kinds, errors_only):
+        q = self._query()
+        codes = _codes(kinds, PROBLEM_KIND_CODES, "problem")
+        if names is not None:
+            names = [names] if isinstance(names, str) else list(names)
+            source = "problems p" + _IN_GENERATION.format(t="p")
+            q.within("p.name", names)
+            q.where.append("p.name <> ''")  # verbatim: the partial index's term
+        elif path is not None:
+            source = ("file_versions f CROSS JOIN manifest m"
+                      " ON m.generation_id = :g AND m.file_version_id = f.id"
+                      " CROSS JOIN problems p ON p.file_version_id = f.id")
+        else:
+            source = ("manifest m CROSS JOIN file_versions f ON f.id = m.file_version_id"
+                      " CROSS JOIN problems p ON p.file_version_id = m.file_version_id")
+            q.where.append("m.generation_id = :g")
+        q.equal("f.path", path)
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        if codes is not None:
+            q.within("p.kind", codes)
+        if errors_only:
+            q.where.append("p.is_error = 1")
+        return source, q

@@ -1,0 +1,409 @@
+"""Staging one generation: file versions in batches, then one publish transaction.
+
+A `Staging` holds the writer lock from `Store.stage` until it publishes or
+is discarded. `add_file` either finds the file's version by digest (an
+unchanged file: only a manifest row is written) or writes the version and
+its rows. Rows go out in batches of about `batch_rows`, one transaction each,
+always ending at a file boundary; nothing staged is visible to readers, who
+only ever open published generations. `publish` commits what is left, then
+marks the generation published and moves `current` in one short transaction
+(with `synchronous=FULL`), then runs GC. Leaving the `with` block without
+publishing discards the generation; a crash leaves it for the next open or
+stage to collect.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from pybridge.errors import StoreError
+from pybridge.facts import FileFacts, Span
+
+from . import faults, gc
+from .codec import CanonicalFacts, canonicalize
+from .db import error, transaction
+from .schema import (
+    DECL_KIND_CODES, PROBLEM_KIND_CODES, PUBLISHED, REF_KIND_CODES, RELATION_KIND_CODES, STAGING,
+)
+
+if TYPE_CHECKING:
+    from .lock import WriterLock
+
+_CHUNK = 500  # host parameters per IN (...) lookup
+
+# Symbol cache entry: [id, kind, name, display, dotted, scip, external]
+_ID, _KIND, _NAME, _DISPLAY, _DOTTED, _SCIP, _EXTERNAL = range(7)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(
+            f"The {what} of a generation must be JSON (strings, numbers, lists, objects): {exc}.",
+        ) from exc
+
+
+def _span(span: Span) -> tuple[int, int, int, int]:
+    line, col, end_line, end_col = span
+    return line, col, end_line - line, end_col
+
+
+def _check_relpath(relpath: str) -> None:
+    p = PurePosixPath(relpath)
+    if not relpath or "\\" in relpath or p.is_absolute() or ".." in p.parts or str(p) != relpath:
+        raise StoreError(
+            f"File path {relpath!r} must be relative to the workspace root, with '/' separators "
+            f"and no '..'; pass the path relative to the root.",
+            path=relpath,
+        )
+
+
+class _Seed:
+    """What one file says about a symbol: declared > library > referenced."""
+
+    __slots__ = ("kind", "name", "display", "dotted", "scip", "external", "declared")
+
+    def __init__(self) -> None:
+        self.kind: int | None = None
+        self.name: str | None = None
+        self.display: str | None = None
+        self.dotted: str | None = None
+        self.scip: str | None = None
+        self.external = False
+        self.declared = False
+
+
+class Staging:
+    """An unpublished generation being written. Use as a context manager."""
+
+    def __init__(self, *, conn: sqlite3.Connection, path, lock: WriterLock, keep: int,
+                 generation_id: int, meta: dict[str, Any], batch_rows: int) -> None:
+        self._conn = conn
+        self._path = path
+        self._lock = lock
+        self._keep = keep
+        self._meta = meta
+        self._batch_rows = batch_rows
+        self.generation_id = generation_id
+        self.files_added = 0
+        self.files_reused = 0
+        self._paths: set[str] = set()
+        self._pending_rows = 0
+        self._symbols: dict[str, list[Any]] = {}
+        self._state = "open"   # open -> published | discarded | failed
+
+    # context manager -------------------------------------------------------
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._state in ("open", "failed"):
+            if exc_type is None:
+                self.discard()
+            else:
+                try:
+                    self.discard()
+                except (StoreError, sqlite3.Error):
+                    pass  # the next open or stage collects it; keep the first error
+
+    # writing ---------------------------------------------------------------
+
+    def add_file(self, module: str, scope: str, relpath: str, content_sha256: str, size: int,
+                 facts: FileFacts) -> tuple[int, bool]:
+        """Add one source file's facts; returns (file_version_id, reused).
+
+        `reused` is True when an identical version (same module, scope, path,
+        content and facts) is already stored: then only the manifest grows.
+        """
+        self._check_open()
+        if not module or not scope:
+            raise StoreError("A file needs its module id and scope (main or test).", path=relpath)
+        _check_relpath(relpath)
+        if relpath in self._paths:
+            raise StoreError(
+                f"File {relpath} was added twice to the same generation; add each source "
+                f"file once.", path=relpath,
+            )
+        canon = canonicalize(module, scope, relpath, content_sha256, facts)
+        conn = self._conn
+        try:
+            if not conn.in_transaction:
+                conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(
+                "SELECT id FROM file_versions WHERE digest = ?", (canon.digest,)
+            ).fetchone()
+            if row:
+                fv, reused = row[0], True
+            else:
+                fv, reused = self._write_version(module, scope, relpath, content_sha256, size,
+                                                 facts, canon), False
+            conn.execute(
+                "INSERT INTO manifest (generation_id, file_version_id) VALUES (?, ?)",
+                (self.generation_id, fv),
+            )
+            self._paths.add(relpath)
+            self._pending_rows += 1 + (0 if reused else len(canon.references)
+                                       + len(canon.declarations) + len(canon.problems))
+            if self._pending_rows >= self._batch_rows:
+                self._commit_batch()
+        except (sqlite3.Error, UnicodeEncodeError) as exc:
+            self._fail()
+            raise error(self._path, "written", exc) from exc
+        except BaseException:
+            self._fail()
+            raise
+        if reused:
+            self.files_reused += 1
+        else:
+            self.files_added += 1
+        return fv, reused
+
+    def publish(self, meta_updates: dict[str, Any] | None = None) -> int:
+        """Make the staged generation current; returns its number.
+
+        `meta_updates` are merged into the metadata given to `stage`. The
+        metadata's `counts` gets the stored totals (files, declarations,
+        references, relations, problems, binding_complete_files).
+        """
+        self._check_open()
+        conn = self._conn
+        meta = {**self._meta, **(meta_updates or {})}
+        try:
+            if conn.in_transaction:
+                self._commit_batch()
+            conn.execute("PRAGMA synchronous = FULL")
+            try:
+                with transaction(conn):
+                    counts = conn.execute(
+                        """
+                        SELECT count(*), total(n_declarations), total(n_references),
+                               total(n_relations), total(n_problems), total(binding_complete)
+                        FROM manifest m JOIN file_versions f ON f.id = m.file_version_id
+                        WHERE m.generation_id = ?
+                        """,
+                        (self.generation_id,),
+                    ).fetchone()
+                    names = ("files", "declarations", "references", "relations", "problems",
+                             "binding_complete_files")
+                    meta["counts"] = {**(meta.get("counts") or {}),
+                                      **{n: int(v) for n, v in zip(names, counts)}}
+                    number = conn.execute("SELECT last_number FROM current").fetchone()[0] + 1
+                    changed = conn.execute(
+                        "UPDATE generations SET state = ?, number = ?, published_at = ?, meta = ?"
+                        " WHERE id = ? AND state = ?",
+                        (PUBLISHED, number, _now(), dumps(meta, "metadata"), self.generation_id,
+                         STAGING),
+                    ).rowcount
+                    if changed != 1:
+                        raise StoreError(
+                            "The staged generation vanished before publishing (another process "
+                            "collected it); sync again.",
+                        )
+                    conn.execute(
+                        "UPDATE current SET generation_id = ?, last_number = ?",
+                        (self.generation_id, number),
+                    )
+                    faults.hit("publish.before_commit")
+            finally:
+                conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            self._fail()
+            self._release()
+            raise error(self._path, "published", exc) from exc
+        except BaseException:
+            self._fail()
+            self._release()
+            raise
+        self._state = "published"
+        faults.hit("publish.after_commit")
+        try:
+            gc.collect(conn, self._keep)
+        except sqlite3.Error:
+            pass  # published all the same; the next open or stage collects
+        finally:
+            self._release()
+        return number
+
+    def discard(self) -> None:
+        """Drop the staged generation (and the versions only it used)."""
+        if self._state in ("published", "discarded"):
+            return
+        conn = self._conn
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            gc.collect(conn, self._keep)
+        except sqlite3.Error as exc:
+            raise error(self._path, "cleaned up", exc) from exc
+        finally:
+            self._state = "discarded"
+            self._release()
+
+    # internals -------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._state != "open":
+            raise StoreError(
+                f"This staging is {self._state}; start a new one with Store.stage().",
+            )
+
+    def _fail(self) -> None:
+        self._state = "failed"
+        if self._conn.in_transaction:
+            try:
+                self._conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+    def _release(self) -> None:
+        self._lock.release()
+
+    def _commit_batch(self) -> None:
+        self._conn.execute("COMMIT")
+        self._pending_rows = 0
+        faults.hit("staging.batch_committed")
+
+    def _write_version(self, module: str, scope: str, relpath: str, content_sha256: str,
+                       size: int, facts: FileFacts, canon: CanonicalFacts) -> int:
+        conn = self._conn
+        sym = self._intern_file(facts, canon)
+        fv = conn.execute(
+            """
+            INSERT INTO file_versions (digest, path, module, scope, content_sha256, size,
+                binding_complete, failure, n_declarations, n_references, n_relations, n_problems)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """,
+            (canon.digest, relpath, module, scope, content_sha256, int(size),
+             int(bool(facts.binding_complete)), facts.failure, len(canon.declarations),
+             len(canon.references), len(canon.relations), len(canon.problems)),
+        ).fetchone()[0]
+
+        def other(value: str, known: str | None) -> str | None:
+            return None if value == known else value
+
+        decl_rows = []
+        for ord_, d in enumerate(canon.declarations):
+            s = self._symbols[d.key]
+            decl_rows.append((
+                fv, ord_, s[_ID], DECL_KIND_CODES[d.kind], sym(d.declaring_key),
+                *_span(d.name_span), *_span(d.span), d.modifiers,
+                other(d.name, s[_NAME]), other(d.display, s[_DISPLAY]),
+                other(d.dotted, s[_DOTTED]), other(d.scip, s[_SCIP]),
+            ))
+        conn.executemany(
+            "INSERT INTO declarations VALUES (?,?,?,?,?, ?,?,?,?, ?,?,?,?, ?, ?,?,?,?)",
+            decl_rows,
+        )
+        conn.executemany(
+            "INSERT INTO refs VALUES (?,?,?,?, ?,?,?,?, ?,?)",
+            [(fv, ord_, sym(r.target_key), sym(r.container_key), *_span(r.span),
+              REF_KIND_CODES[r.kind], r.flags)
+             for ord_, r in enumerate(canon.references)],
+        )
+        conn.executemany(
+            "INSERT INTO relations VALUES (?,?,?,?)",
+            [(fv, RELATION_KIND_CODES[rel.kind], sym(rel.from_key), sym(rel.to_key))
+             for rel in canon.relations],
+        )
+        conn.executemany(
+            "INSERT INTO problems VALUES (?,?,?,?,?, ?,?,?,?, ?)",
+            [(fv, ord_, PROBLEM_KIND_CODES[p.kind], p.name, p.message, *_span(p.span),
+              int(bool(p.is_error)))
+             for ord_, p in enumerate(canon.problems)],
+        )
+        return fv
+
+    def _intern_file(self, facts: FileFacts, canon: CanonicalFacts):
+        """Make sure every key the file mentions has a symbol row; returns key -> id."""
+        seeds: dict[str, _Seed] = {}
+
+        def seed(key: str) -> _Seed:
+            s = seeds.get(key)
+            if s is None:
+                s = seeds[key] = _Seed()
+            return s
+
+        for r in canon.references:
+            if not r.target_key:
+                raise StoreError(
+                    f"A reference in {facts.path} has no target binding key; the indexer "
+                    f"emitted a broken fact, so report it with the file.",
+                )
+            s = seed(r.target_key)
+            if s.scip is None and r.target_scip:
+                s.scip = r.target_scip
+            if r.container_key:
+                seed(r.container_key)
+        for key, (kind, dotted, scip) in canon.external:
+            s = seed(key)
+            s.external = True
+            s.kind = DECL_KIND_CODES.get(kind)
+            s.dotted = dotted or None
+            s.name = dotted.rsplit(".", 1)[-1] if dotted else None
+            s.scip = scip or s.scip
+        for d in canon.declarations:
+            s = seed(d.key)
+            s.kind, s.name, s.display, s.dotted = DECL_KIND_CODES[d.kind], d.name, d.display, d.dotted
+            s.scip = d.scip
+            s.declared, s.external = True, False
+            if d.declaring_key:
+                seed(d.declaring_key)
+        for rel in canon.relations:
+            seed(rel.from_key)
+            seed(rel.to_key)
+        self._intern(seeds)
+        cache = self._symbols
+
+        def sym(key: str) -> int | None:
+            return cache[key][_ID] if key else None
+
+        return sym
+
+    def _intern(self, seeds: dict[str, _Seed]) -> None:
+        conn, cache = self._conn, self._symbols
+        missing = [k for k in seeds if k not in cache]
+        for i in range(0, len(missing), _CHUNK):
+            chunk = missing[i:i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for row in conn.execute(
+                "SELECT binding_key, id, kind, name, display, dotted, scip, external"
+                f" FROM symbols WHERE binding_key IN ({marks})",
+                chunk,
+            ):
+                cache[row[0]] = list(row[1:])
+        for key, s in seeds.items():
+            known = cache.get(key)
+            if known is None:
+                new_id = conn.execute(
+                    "INSERT INTO symbols (binding_key, kind, name, display, dotted, scip, external)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (key, s.kind, s.name, s.display, s.dotted, s.scip, int(s.external)),
+                ).fetchone()[0]
+                cache[key] = [new_id, s.kind, s.name, s.display, s.dotted, s.scip, int(s.external)]
+                continue
+            updates: dict[str, Any] = {}
+            for index, column, value in ((_KIND, "kind", s.kind), (_NAME, "name", s.name),
+                                         (_DISPLAY, "display", s.display),
+                                         (_DOTTED, "dotted", s.dotted), (_SCIP, "scip", s.scip)):
+                if known[index] is None and value is not None:
+                    updates[column] = value
+                    known[index] = value
+            if s.declared and known[_EXTERNAL]:
+                updates["external"] = known[_EXTERNAL] = 0
+            elif s.external and not known[_EXTERNAL] and "kind" in updates:
+                updates["external"] = known[_EXTERNAL] = 1
+            if updates:
+                assignments = ", ".join(f"{column} = ?" for column in updates)
+                conn.execute(f"UPDATE symbols SET {assignments} WHERE id = ?",
+                             (*updates.values(), known[_ID]))
+

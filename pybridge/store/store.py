@@ -1,0 +1,275 @@
+"""`Store`: opening the database, staging generations, handing out readers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pybridge.errors import StoreError
+
+from . import gc as _gc
+from . import schema
+from .db import connect, error, transaction
+from .lock import WriterLock
+from .reader import Reader, generation_info
+from .rows import GenerationInfo
+from .schema import PUBLISHED, STAGING
+from .staging import Staging, dumps
+
+DEFAULT_KEEP = 3
+DEFAULT_BATCH_ROWS = 50_000
+_IDLE_READERS = 4
+
+
+class Store:
+    """The SQLite store of one workspace. One writer (staging) at a time;
+    any number of readers, in this process or others."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, lock: WriterLock, keep: int,
+                 batch_rows: int) -> None:
+        self.path = path
+        self.keep = keep
+        self.batch_rows = batch_rows
+        self._conn = conn
+        self._lock = lock
+        self._mutex = threading.RLock()
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: Path | str, *, keep: int = DEFAULT_KEEP,
+             batch_rows: int = DEFAULT_BATCH_ROWS) -> Store:
+        """Open (creating if needed) the store at `path`.
+
+        Applies pending schema migrations, and, when no sync is staging,
+        collects the debris of crashed syncs and generations beyond `keep`.
+        """
+        if keep < 1:
+            raise StoreError(f"keep must be at least 1 (got {keep}); the current generation "
+                             f"is always kept.")
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"The state folder {path.parent} cannot be created ({exc}); pass a writable "
+                f"--state-dir.", path=str(path),
+            ) from exc
+        conn = connect(path)
+        lock = WriterLock(path.with_name(path.name + ".lock"))
+        try:
+            todo = schema.pending(conn)
+            if lock.try_acquire():
+                try:
+                    schema.migrate(conn)
+                    if _gc.needed(conn, keep):
+                        _gc.collect(conn, keep)
+                finally:
+                    lock.release()
+            elif todo:
+                raise StoreError(
+                    f"The store at {path} needs a schema upgrade while another sync is writing "
+                    f"it; retry when that sync has finished.", path=str(path),
+                )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise error(path, "opened", exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn, lock, keep, batch_rows)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._closed:
+                return
+            self._closed = True
+            self._lock.release()
+            for conn in self._idle:
+                conn.close()
+            self._idle.clear()
+            self._conn.close()
+
+    # writing ---------------------------------------------------------------
+
+    def stage(self, snapshot: dict[str, Any], meta: dict[str, Any]) -> Staging:
+        """Start a new, unpublished generation; raises StoreError when another
+        sync holds the writer lock.
+
+        `snapshot` is the input fingerprint (files, poms, classpath, release,
+        indexer version); `meta` the sync's metadata (commit, generated_at,
+        limitations, modules…). Both are stored as JSON.
+        """
+        self._check_open()
+        snapshot_json, meta_json = dumps(snapshot, "snapshot"), dumps(meta, "metadata")
+        with self._mutex:
+            if not self._lock.try_acquire():
+                raise StoreError(
+                    f"Another sync is writing the store at {self.path}; wait for it to finish, "
+                    f"then sync again.", path=str(self.path),
+                )
+            try:
+                _gc.collect(self._conn, self.keep)
+                with transaction(self._conn):
+                    generation_id = self._conn.execute(
+                        "INSERT INTO generations (state, created_at, snapshot, meta)"
+                        " VALUES (?, ?, ?, ?) RETURNING id",
+                        (STAGING, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                         snapshot_json, meta_json),
+                    ).fetchone()[0]
+            except sqlite3.Error as exc:
+                self._lock.release()
+                raise error(self.path, "written", exc) from exc
+            except BaseException:
+                self._lock.release()
+                raise
+        return Staging(conn=self._conn, path=self.path, lock=self._lock, keep=self.keep,
+                       generation_id=generation_id, meta=json.loads(meta_json),
+                       batch_rows=self.batch_rows)
+
+    def gc(self) -> _gc.Collected:
+        """Collect now (normally automatic after publish and on open)."""
+        self._check_open()
+        with self._mutex:
+            if not self._lock.try_acquire():
+                return _gc.Collected(0, 0)
+            try:
+                return _gc.collect(self._conn, self.keep)
+            except sqlite3.Error as exc:
+                raise error(self.path, "cleaned up", exc) from exc
+            finally:
+                self._lock.release()
+
+    # reading ---------------------------------------------------------------
+
+    def current_generation(self) -> GenerationInfo | None:
+        """The current published generation, or None before the first publish."""
+        return self._one_generation(None)
+
+    def generations(self) -> list[GenerationInfo]:
+        """The kept published generations, newest first."""
+        self._check_open()
+        conn = self._checkout()
+        try:
+            rows = conn.execute(
+                "SELECT g.id, g.number, g.published_at, g.snapshot, g.meta,"
+                " g.id IS c.generation_id FROM generations g, current c"
+                " WHERE g.state = ? ORDER BY g.number DESC",
+                (PUBLISHED,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise error(self.path, "read", exc) from exc
+        finally:
+            self._checkin(conn)
+        return [generation_info(row) for row in rows]
+
+    def reader(self, generation: int | None = None) -> Reader:
+        """A reader pinned to generation number `generation` (default: current).
+
+        The reader holds a read transaction until closed (use it in a `with`
+        block), so a publish or GC meanwhile is not seen. Raises StoreError
+        when there is no such published generation (`details['reason']` is
+        `not_synced` or `not_kept`).
+        """
+        self._check_open()
+        conn = self._checkout()
+        try:
+            conn.execute("BEGIN")
+            info = _select_generation(conn, generation)
+        except sqlite3.Error as exc:
+            self._checkin(conn)
+            raise error(self.path, "read", exc) from exc
+        if info is None:
+            self._checkin(conn)
+            if generation is None:
+                raise StoreError(
+                    f"The store at {self.path} has no published generation yet; run sync first.",
+                    reason="not_synced",
+                )
+            raise StoreError(
+                f"Generation {generation} is not kept in the store at {self.path} any more; "
+                f"repeat the query on the current generation.",
+                reason="not_kept", generation=generation,
+            )
+        return Reader(conn, info, self._checkin)
+
+    def applied_migrations(self) -> list[str]:
+        with self._mutex:
+            return schema.applied(self._conn)
+
+    def stats(self) -> dict[str, int]:
+        """Row counts per table and `bytes`: the pages in use times the page size."""
+        self._check_open()
+        with self._mutex:
+            conn = self._conn
+            out = {
+                table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("symbols", "generations", "manifest", "file_versions",
+                              "declarations", "refs", "relations", "problems")
+            }
+            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+            used = (conn.execute("PRAGMA page_count").fetchone()[0]
+                    - conn.execute("PRAGMA freelist_count").fetchone()[0])
+            out["bytes"] = used * page_size
+            return out
+
+    # internals -------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"The store at {self.path} is closed; open it again.")
+
+    def _one_generation(self, number: int | None) -> GenerationInfo | None:
+        self._check_open()
+        conn = self._checkout()
+        try:
+            return _select_generation(conn, number)
+        except sqlite3.Error as exc:
+            raise error(self.path, "read", exc) from exc
+        finally:
+            self._checkin(conn)
+
+    def _checkout(self) -> sqlite3.Connection:
+        with self._mutex:
+            if self._idle:
+                return self._idle.pop()
+        return connect(self.path, readonly=True)
+
+    def _checkin(self, conn: sqlite3.Connection) -> None:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            conn.close()
+            return
+        with self._mutex:
+            if not self._closed and len(self._idle) < _IDLE_READERS:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+
+def _select_generation(conn: sqlite3.Connection, number: int | None) -> GenerationInfo | None:
+    if number is None:
+        row = conn.execute(
+            "SELECT g.id, g.number, g.published_at, g.snapshot, g.meta, 1"
+            " FROM current c JOIN generations g ON g.id = c.generation_id"
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT g.id, g.number, g.published_at, g.snapshot, g.meta,"
+            " g.id IS (SELECT generation_id FROM current)"
+            " FROM generations g WHERE g.number = ? AND g.state = ?",
+            (number, PUBLISHED),
+        ).fetchone()
+    return generation_info(row) if row else None

@@ -1,0 +1,359 @@
+"""`resolve_classpaths`: per module and scope, the classpath (from Maven) and sourcepath.
+
+Steps (see `maven.py` for the throwaway reactor):
+
+1. `mvn help:effective-pom -Doutput=<state>/maven/effective-pom.xml` at the
+   workspace root: all modules' effective POMs in one run.
+2. One `dependency:build-classpath` run on the throwaway reactor, which
+   resolves only external artifacts (siblings are source folders to us).
+3. Each step runs offline first; when something did not resolve and
+   `allow_online` is true, it runs again online (step 2 only for the failed
+   projects, `-pl ... -am`).
+4. A (module, scope) still unresolved gets a `classpath_unresolved`
+   limitation with Maven's message, and its classpath is rebuilt from what
+   does resolve: one more Maven run on a second throwaway reactor with one
+   project per external dependency (the module's own plus those siblings bring
+   in, scopes mediated as Maven does), so each dependency that resolves
+   brings its whole transitive closure; where even that fails, the
+   dependency's own jar is taken from the local repository if present.
+   Entries are deduplicated by artifact, first one wins.
+5. Without Maven (not on PATH, or the effective POM failed or timed out)
+   every module and scope gets `classpath_unresolved`, and the classpath is
+   the jars already in the local repository for the dependencies our own POM
+   reading found (no transitive ones).
+
+Nothing here raises for a Maven problem; all of them end up as limitations.
+
+Other limitations reported here (DESIGN section 8), per module and scope:
+`annotation_processing_not_run` when the module runs annotation processors,
+and, for `main`, `generated_sources_absent` when a processor other than
+Lombok (which generates no files) is configured but no folder exists under
+target/generated-sources.
+
+The JDK is not on the classpath: JDT compiles against the running JVM's
+system library; `ClasspathResult.release` says which release to target
+(from Maven's effective POM when it ran, else from our POM reading).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from .compiler import java_release
+from .discovery import WIDTH, mediate
+from .maven import (BUILD_CLASSPATH, HELP_PLUGIN, MAIN_EXEC, TEST_EXEC, THROWAWAY_GROUP, EffectivePom, MavenRun,
+                    MavenRunner, dependency_xml, read_classpath_file, read_effective_poms, throwaway_pom,
+                    write_pom)
+from .model import (MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace,
+                    excluded)
+from .pom import local_repository, parse_xml
+
+Key = tuple[str, str]
+Progress = Callable[[str], None]
+SCOPE_FILTER = {"main": MAIN_DEP_SCOPES, "test": None}
+_EXT = {"jar": "jar", "test-jar": "jar", "bundle": "jar", "ejb": "jar", "maven-plugin": "jar", "zip": "zip"}
+
+
+def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
+                       timeout: float = 300, progress: Progress | None = None,
+                       mvn_executable: str | None = None,
+                       env: Mapping[str, str] | None = None) -> dict[Key, ClasspathResult]:
+    """Classpath, sourcepath, limitations and release for every (module id, scope)
+    of every module with sources. Maven's files go to `<state_dir>/maven/`
+    (wiped at the start); `mvn_executable` and `env` default to `mvn` on the
+    PATH of `os.environ`. Each Maven run is limited to `timeout` seconds."""
+    say = progress or (lambda _msg: None)
+    state = Path(state_dir).resolve() / "maven"
+    if state.exists():
+        shutil.rmtree(state)
+    state.mkdir(parents=True)
+    runner = MavenRunner(mvn_executable, env, timeout, state / "logs")
+    modules = [m for m in workspace.modules if m.has_sources]
+    keys = [(m.id, s) for m in modules for s in m.scopes]
+    classpaths: dict[Key, list[Path]] = {}
+    failures: dict[Key, str] = {}
+
+    say("Reading the effective POMs with Maven")
+    effs, eff_problem = _effective_poms(runner, workspace, state, allow_online)
+    if effs is None:
+        for key in keys:
+            failures[key] = eff_problem or "Maven did not produce the effective POMs."
+        deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
+        for key in keys:
+            classpaths[key] = _local_jars(_flatten(key[0], deps_of, key[1]))
+    else:
+        for m in modules:
+            if m.id not in effs:
+                for s in m.scopes:
+                    failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
+                                           "a profile that is not active?")
+                    classpaths[(m.id, s)] = []
+        todo = [m for m in modules if m.id in effs]
+        say(f"Resolving the classpaths of {len(todo)} modules with Maven")
+        resolved, errors = _reactor(runner, workspace, effs, todo, state, allow_online)
+        classpaths.update(resolved)
+        failures.update(errors)
+        if errors:
+            say(f"Resolving the dependencies of {len({k[0] for k in errors})} modules one by one")
+            classpaths.update(_fallback(runner, workspace, effs, sorted(errors), state, allow_online))
+
+    out: dict[Key, ClasspathResult] = {}
+    for m in modules:
+        eff = effs.get(m.id) if effs else None
+        release = java_release(eff.prop, eff.compiler_configs)[0] if eff else m.release
+        for s in m.scopes:
+            lims = []
+            if (m.id, s) in failures:
+                lims.append(Limitation("classpath_unresolved", m.id,
+                                       f"Maven could not resolve the {s} classpath of {m.id}: "
+                                       f"{failures[(m.id, s)]}", s))
+            lims += _processing_limitations(m, s)
+            out[(m.id, s)] = ClasspathResult(tuple(classpaths.get((m.id, s), [])),
+                                             sourcepath(workspace, m, s), tuple(lims), release)
+    return out
+
+
+def sourcepath(workspace: Workspace, module: Module, scope: str) -> tuple[Path, ...]:
+    """Main: own main roots, then main roots of siblings reached in compile,
+    provided or system scope. Test: own test and main roots, then main roots
+    of all siblings reached, plus test roots of siblings used as test-jars."""
+    roots: list[Path] = []
+    if scope == "test":
+        roots += module.scopes["test"].roots
+    roots += module.scopes["main"].roots
+    for sd in module.sibling_deps:
+        sib = workspace.module(sd.module)
+        if not sib.has_sources or (scope == "main" and sd.scope not in MAIN_DEP_SCOPES):
+            continue
+        roots += sib.scopes["main"].roots
+        if scope == "test" and sd.test_jar:
+            roots += sib.scopes["test"].roots
+    return tuple(dict.fromkeys(roots))
+
+
+def _modes(allow_online: bool) -> list[bool]:
+    return [True, False] if allow_online else [True]
+
+
+def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path,
+                    allow_online: bool) -> tuple[dict[str, EffectivePom] | None, str | None]:
+    target = state / "effective-pom.xml"
+    run: MavenRun | None = None
+    for offline in _modes(allow_online):
+        target.unlink(missing_ok=True)
+        run = runner.run("effective-pom" + ("-offline" if offline else "-online"),
+                         ["-q", "-f", str(ws.root / "pom.xml"), f"{HELP_PLUGIN}:effective-pom",
+                          f"-Doutput={target}"], ws.root, offline=offline)
+        if run.ok and target.is_file():
+            try:
+                return read_effective_poms(parse_xml(target)), None
+            except PomError as exc:
+                return None, f"Maven's effective POM could not be read: {exc}"
+        if run.returncode is None:       # mvn missing or timed out: trying again will not help
+            break
+    assert run is not None
+    return None, run.summary()
+
+
+def _lib(i: int) -> str:
+    return f"m{i}-lib"
+
+
+def _throwaway_deps(eff: EffectivePom, scopes: frozenset[str] | None, index: dict[str, int],
+                    lib_only: bool = False) -> list:
+    """The effective dependencies for a throwaway POM: externals as they are,
+    siblings as pom-typed dependencies on their `-lib` throwaway."""
+    out: list = []
+    libs: dict[str, int] = {}
+    for d, el in eff.dependencies:
+        if (scopes is not None and d.scope not in scopes) or (lib_only and d.optional):
+            continue
+        if d.ga not in index:
+            out.append(el)
+            continue
+        if d.ga == eff.id:
+            continue
+        lib = Dependency(THROWAWAY_GROUP, _lib(index[d.ga]), "0", "pom", None, d.scope, False, d.exclusions)
+        if lib.artifact_id in libs:       # a jar and a test-jar of one sibling: keep the widest scope
+            pos = libs[lib.artifact_id]
+            if _width(d.scope) <= _width(out[pos].findtext("scope")):
+                continue
+            out[pos] = dependency_xml(lib)
+        else:
+            libs[lib.artifact_id] = len(out)
+            out.append(dependency_xml(lib))
+    return out
+
+
+def _width(scope: str | None) -> int:
+    return WIDTH.get(scope or "compile", 0)
+
+
+def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], todo: list[Module],
+             state: Path, allow_online: bool) -> tuple[dict[Key, list[Path]], dict[Key, str]]:
+    index = {m.id: i for i, m in enumerate(ws.modules)}
+    names = {i: m.id for i, m in enumerate(ws.modules)}
+    reactor, outdir = state / "reactor", state / "out"
+    outdir.mkdir(parents=True, exist_ok=True)
+    libs = {d.ga for e in effs.values() for d, _ in e.dependencies if d.ga in index and d.ga != e.id}
+    projects: list[str] = []
+    for mid in sorted(libs, key=index.__getitem__):
+        if mid in effs:
+            aid = _lib(index[mid])
+            write_pom(throwaway_pom(aid, eff=effs[mid], dependencies=_throwaway_deps(
+                effs[mid], frozenset({"compile", "runtime"}), index, lib_only=True)), reactor / aid / "pom.xml")
+            projects.append(aid)
+    leaves: dict[str, Key] = {}
+    for m in todo:
+        for s in m.scopes:
+            aid = f"m{index[m.id]}-{s}"
+            execution = {MAIN_EXEC if s == "main" else TEST_EXEC: ("compile" if s == "main" else "test",
+                                                                   outdir / f"{aid}.cp")}
+            write_pom(throwaway_pom(aid, eff=effs[m.id], dependencies=_throwaway_deps(
+                effs[m.id], SCOPE_FILTER[s], index), executions=execution), reactor / aid / "pom.xml")
+            projects.append(aid)
+            leaves[aid] = (m.id, s)
+    write_pom(throwaway_pom("reactor", modules=projects), reactor / "pom.xml")
+
+    resolved: dict[Key, list[Path]] = {}
+    pending = dict(leaves)
+    run: MavenRun | None = None
+    for offline in _modes(allow_online):
+        args = ["-fn", "-f", str(reactor / "pom.xml")]
+        if not offline:
+            args += ["-pl", ",".join(f":{aid}" for aid in pending), "-am"]
+        run = runner.run("classpath" + ("-offline" if offline else "-online"), args + BUILD_CLASSPATH,
+                         reactor, offline=offline)
+        for aid, key in list(pending.items()):
+            cp = read_classpath_file(outdir / f"{aid}.cp", reactor)
+            if cp is not None:
+                resolved[key] = cp
+                del pending[aid]
+        if not pending or run.returncode is None:
+            break
+    assert run is not None
+    per_project = run.project_errors()
+    errors = {key: _rename(per_project.get(aid) or run.summary(), names) for aid, key in pending.items()}
+    return resolved, errors
+
+
+def _rename(message: str, names: dict[int, str]) -> str:
+    """Maven's message with our throwaway names replaced by the real module ids."""
+    message = re.sub(rf"{re.escape(THROWAWAY_GROUP)}:m(\d+)-\w+:pom:0", lambda m: names[int(m.group(1))], message)
+    return re.sub(r"\bm(\d+)-(main|test|lib)\b", lambda m: names.get(int(m.group(1)), m.group(0)), message)
+
+
+def _flatten(mid: str, deps_of: Mapping[str, list[Dependency]], scope: str) -> list[Dependency]:
+    """The external dependencies of `mid` for `scope`: its own and those its
+    siblings bring in (compile/runtime, non-optional, not excluded), each with
+    the mediated scope and the exclusions collected along the way."""
+    allowed = SCOPE_FILTER[scope]
+    out: dict[tuple, Dependency] = {}
+    queue: list[tuple[str, str | None, tuple]] = [(mid, None, ())]
+    seen: set = set()
+    while queue:
+        owner, edge, excl = queue.pop(0)
+        if (owner, edge, excl) in seen:
+            continue
+        seen.add((owner, edge, excl))
+        for d in deps_of.get(owner, []):
+            if edge is None:
+                new = d.scope
+            else:
+                new = mediate(edge, d.scope)
+                if new is None or d.optional or excluded(excl, d.group_id, d.artifact_id):
+                    continue
+            if d.ga in deps_of:
+                if d.ga != mid:
+                    queue.append((d.ga, new, excl + d.exclusions))
+                continue
+            if allowed is not None and new not in allowed:
+                continue
+            key = (d.group_id, d.artifact_id, d.type, d.classifier)
+            if key not in out:
+                out[key] = Dependency(d.group_id, d.artifact_id, d.version, d.type, d.classifier, new,
+                                      False, tuple(dict.fromkeys(d.exclusions + excl)), d.system_path)
+    return list(out.values())
+
+
+def _fallback(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], failed: list[Key],
+              state: Path, allow_online: bool) -> dict[Key, list[Path]]:
+    """Rebuild failed classpaths from the dependencies that resolve on their own."""
+    reactor, outdir = state / "fallback", state / "fallback-out"
+    outdir.mkdir(parents=True, exist_ok=True)
+    deps_of = {mid: [d for d, _ in e.dependencies] for mid, e in effs.items()}
+    units: dict[Key, list[tuple[str, Dependency]]] = {}
+    projects = []
+    for n, (mid, scope) in enumerate(failed):
+        units[(mid, scope)] = []
+        for k, d in enumerate(_flatten(mid, deps_of, scope)):
+            aid = f"u{n}-{k}"
+            execution = {MAIN_EXEC if scope == "main" else TEST_EXEC: (
+                "compile" if scope == "main" else "test", outdir / f"{aid}.cp")}
+            write_pom(throwaway_pom(aid, eff=effs[mid], dependencies=[dependency_xml(d)], executions=execution),
+                      reactor / aid / "pom.xml")
+            projects.append(aid)
+            units[(mid, scope)].append((aid, d))
+    if projects:
+        write_pom(throwaway_pom("fallback", modules=projects), reactor / "pom.xml")
+        runner.run("classpath-one-by-one", ["-fn", "-f", str(reactor / "pom.xml"), *BUILD_CLASSPATH],
+                   reactor, offline=not allow_online)
+    out: dict[Key, list[Path]] = {}
+    for key, items in units.items():
+        entries: list[Path] = []
+        for aid, d in items:
+            cp = read_classpath_file(outdir / f"{aid}.cp", reactor)
+            entries += cp if cp is not None else _local_jars([d])
+        out[key] = _dedupe(entries)
+    return out
+
+
+def _local_jars(deps: list[Dependency]) -> list[Path]:
+    """The dependencies' own files already in the local repository (no transitive ones)."""
+    repo = local_repository()
+    out = []
+    for d in deps:
+        if d.system_path and "${" not in d.system_path:
+            p = Path(d.system_path)
+        elif d.version and "${" not in d.version and d.type in _EXT:
+            classifier = "tests" if d.type == "test-jar" and not d.classifier else d.classifier
+            name = f"{d.artifact_id}-{d.version}{'-' + classifier if classifier else ''}.{_EXT[d.type]}"
+            p = repo / d.group_id.replace(".", "/") / d.artifact_id / d.version / name
+        else:
+            continue
+        if p.is_file():
+            out.append(p)
+    return _dedupe(out)
+
+
+def _dedupe(entries: list[Path]) -> list[Path]:
+    """First wins, by path and by artifact (same folder .../group/artifact, same
+    file name once the version is taken out)."""
+    seen: set = set()
+    out = []
+    for p in entries:
+        key = (p.parent.parent, p.name.replace(p.parent.name, "")) if p.suffix in (".jar", ".zip") else p
+        if key in seen or p in seen:
+            continue
+        seen.update({key, p})
+        out.append(p)
+    return out
+
+
+def _processing_limitations(m: Module, scope: str) -> list[Limitation]:
+    if not m.annotation_processing:
+        return []
+    names = ", ".join(m.annotation_processors)
+    out = [Limitation("annotation_processing_not_run", m.id,
+                      f"{m.id} runs annotation processors ({names}); pybridge does not run them, so members "
+                      "they add (Lombok getters, builders, ...) are invisible to the compiler here.", scope)]
+    file_makers = [p for p in m.annotation_processors if not p.startswith("org.projectlombok:")]
+    if scope == "main" and file_makers and not m.scopes["main"].generated_roots:
+        out.append(Limitation("generated_sources_absent", m.id,
+                              f"{m.id} has annotation processors ({', '.join(file_makers)}) but no folder under "
+                              "target/generated-sources; run `mvn generate-sources` or a build, then sync, "
+                              "to index the sources they generate.", scope))
+    return out

@@ -1,0 +1,309 @@
+"""Running Maven: the effective POMs, and throwaway POM trees that only resolve.
+
+Every call runs `mvn -B -ntp -Dstyle.color=never` with a timeout, in its own
+process group (killed as a group on timeout), output captured to a log file
+in the state folder. Nothing is ever written into the user's tree: the
+effective POMs are read with `help:effective-pom -Doutput=<state file>`, and
+classpaths are resolved by `dependency:build-classpath` run on POMs that live
+in the state folder.
+
+The throwaway reactor (one Maven run for the whole workspace), per real
+module M with sources:
+
+- `mN-main`: M's external dependencies of scope compile/provided/system,
+- `mN-test`: all of M's external dependencies,
+- `mN-lib` (for modules others depend on): M's compile/runtime dependencies,
+
+each with M's effective `dependencyManagement`, repositories and build
+extensions. A dependency on a sibling S becomes a `<type>pom</type>`
+dependency (same scope, same exclusions) on S's `-lib` throwaway: Maven's
+reactor resolves a pom-packaged project to its POM file without building
+anything, which is what sidesteps MDEP-409/MDEP-724, and Maven itself then
+applies scope mediation, exclusions, optional flags and nearest-wins to what
+siblings bring in transitively. `-main` and `-test` are separate projects
+because a mojo resolves the test scope before it runs, so a missing
+test-only artifact would otherwise also fail the main classpath. The run uses
+`--fail-never`, so one module that cannot resolve does not stop the others.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import Dependency
+from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml, text
+
+HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
+DEPENDENCY_PLUGIN = ("org.apache.maven.plugins", "maven-dependency-plugin", "3.8.1")
+THROWAWAY_GROUP = "pybridge.throwaway"
+MAIN_EXEC, TEST_EXEC = "pb-main", "pb-test"
+BUILD_CLASSPATH = [f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{MAIN_EXEC}",
+                   f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{TEST_EXEC}"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_BOILERPLATE = re.compile(r"^(|To see the full stack trace.*|Re-run Maven using.*|For more information about "
+                          r"the errors.*|\[Help \d+\].*|After correcting the problems.*|\s*mvn <args> .*)$")
+_ON_PROJECT = re.compile(r"^Failed to execute goal.* on project ([\w.\-]+): (.*)$")
+
+
+@dataclass
+class MavenRun:
+    command: list[str]
+    returncode: int | None          # None: did not start or timed out
+    output: str
+    seconds: float
+    log: Path | None = None
+    problem: str | None = None      # why it did not run to the end (missing mvn, timeout)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def error_lines(self) -> list[str]:
+        """The `[ERROR]` lines minus Maven's boilerplate, `-> [Help n]` trimmed."""
+        out = []
+        for line in self.output.splitlines():
+            if line.startswith("[ERROR]"):
+                msg = line[7:].strip().removesuffix("-> [Help 1]").strip()
+                msg = re.sub(r"\s*-> \[Help \d+\]$", "", msg)
+                if not _BOILERPLATE.match(msg):
+                    out.append(msg)
+        return out
+
+    def project_errors(self) -> dict[str, str]:
+        """artifactId -> Maven's message, for `Failed to execute goal ... on project X: ...`."""
+        out: dict[str, str] = {}
+        for msg in self.error_lines():
+            m = _ON_PROJECT.match(msg)
+            if m:
+                out.setdefault(m.group(1), m.group(2))
+        return out
+
+    def summary(self, limit: int = 1500) -> str:
+        if self.problem:
+            return self.problem
+        lines = self.error_lines() or [f"Maven exited with code {self.returncode} and no [ERROR] line"]
+        msg = " | ".join(lines)
+        return msg if len(msg) <= limit else msg[: limit - 1] + "…"
+
+
+@dataclass
+class MavenRunner:
+    executable: str | None = None           # default: `mvn` found on env's PATH
+    env: Mapping[str, str] | None = None    # default: os.environ
+    timeout: float = 300.0
+    log_dir: Path | None = None
+    runs: list[MavenRun] = field(default_factory=list)
+
+    def find(self) -> str | None:
+        env = dict(os.environ if self.env is None else self.env)
+        if self.executable:
+            if os.sep in self.executable:
+                return self.executable if os.access(self.executable, os.X_OK) else None
+            return shutil.which(self.executable, path=env.get("PATH", ""))
+        return shutil.which("mvn", path=env.get("PATH", ""))
+
+    def run(self, name: str, args: list[str], cwd: Path, *, offline: bool) -> MavenRun:
+        exe = self.find()
+        cmd = [exe or self.executable or "mvn", "-B", "-ntp", "-Dstyle.color=never",
+               *(["-o"] if offline else []), *args]
+        if exe is None:
+            run = MavenRun(cmd, None, "", 0.0, problem=(
+                f"Maven ({self.executable or 'mvn'}) was not found on PATH, so Maven could not resolve the "
+                "classpath; install Maven 3.6.3+ or put mvn on PATH, then sync again."))
+            self.runs.append(run)
+            return run
+        env = dict(os.environ if self.env is None else self.env)
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        problem = None
+        try:
+            out, _ = proc.communicate(timeout=self.timeout)
+            code: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            out, _ = proc.communicate()
+            code = None
+            problem = (f"Maven did not finish within {self.timeout:g} s ({' '.join(cmd[1:])}); raise the timeout "
+                       "or run that command by hand to see what it waits for.")
+        text_out = _ANSI.sub("", out.decode("utf-8", "replace"))
+        run = MavenRun(cmd, code, text_out, time.monotonic() - start, problem=problem)
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            run.log = self.log_dir / f"{len(self.runs):02d}-{name}.log"
+            run.log.write_text(f"$ (cd {cwd} && {' '.join(cmd)})\n# exit {code}, {run.seconds:.1f} s\n{text_out}")
+        self.runs.append(run)
+        return run
+
+
+# ---------------------------------------------------------------- effective POMs
+
+@dataclass
+class EffectivePom:
+    """What the throwaway POMs need from one project's effective POM."""
+
+    group_id: str
+    artifact_id: str
+    packaging: str
+    dependencies: list[tuple[Dependency, ET.Element]]
+    managed: list[ET.Element]
+    repositories: ET.Element | None
+    plugin_repositories: ET.Element | None
+    extensions: list[ET.Element]           # build extensions and plugins with <extensions>true
+    properties: dict[str, str]
+    compiler_configs: list[ET.Element]
+
+    @property
+    def id(self) -> str:
+        return f"{self.group_id}:{self.artifact_id}"
+
+    def prop(self, name: str) -> str | None:
+        v = self.properties.get(name)
+        return v if v and "${" not in v else None
+
+
+def read_effective_poms(root: ET.Element) -> dict[str, EffectivePom]:
+    projects = [root] if root.tag == "project" else root.findall("project")
+    out: dict[str, EffectivePom] = {}
+    for p in projects:
+        deps = [(d, el) for el in p.findall("dependencies/dependency")
+                if (d := dependency_from_xml(el)) is not None]
+        build = p.find("build")
+        ext: list[ET.Element] = []
+        if build is not None:
+            ext = build.findall("extensions/extension") + [
+                pl for pl in build.findall("plugins/plugin") if text(pl, "extensions") == "true"]
+        configs = compiler_configs_of(build.findall("plugins/plugin")) if build is not None else []
+        eff = EffectivePom(text(p, "groupId") or "", text(p, "artifactId") or "", text(p, "packaging") or "jar",
+                           deps, p.findall("dependencyManagement/dependencies/dependency"),
+                           p.find("repositories"), p.find("pluginRepositories"), ext,
+                           {c.tag: (c.text or "").strip() for c in p.findall("properties/*")}, configs)
+        out[eff.id] = eff
+    return out
+
+
+# ---------------------------------------------------------------- throwaway POMs
+
+def _sub(parent: ET.Element, tag: str, value: str | None = None) -> ET.Element:
+    el = ET.SubElement(parent, tag)
+    if value is not None:
+        el.text = value
+    return el
+
+
+def throwaway_pom(artifact_id: str, *, eff: EffectivePom | None = None,
+                  dependencies: list[ET.Element] = (), executions: Mapping[str, tuple[str, Path]] = {},
+                  modules: list[str] = ()) -> ET.Element:
+    """A standalone pom-packaged project. `executions`: id -> (includeScope, outputFile)."""
+    project = ET.Element("project")
+    _sub(project, "modelVersion", "4.0.0")
+    _sub(project, "groupId", THROWAWAY_GROUP)
+    _sub(project, "artifactId", artifact_id)
+    _sub(project, "version", "0")
+    _sub(project, "packaging", "pom")
+    if modules:
+        mods = _sub(project, "modules")
+        for m in modules:
+            _sub(mods, "module", m)
+    if eff is not None:
+        for el in (eff.repositories, eff.plugin_repositories):
+            if el is not None:
+                project.append(copy.deepcopy(el))
+        if eff.managed:
+            dm = _sub(_sub(project, "dependencyManagement"), "dependencies")
+            for el in eff.managed:
+                dm.append(copy.deepcopy(el))
+    if dependencies:
+        deps = _sub(project, "dependencies")
+        for el in dependencies:
+            deps.append(el)
+    build = _sub(project, "build")
+    if eff is not None:
+        exts = [e for e in eff.extensions if e.tag == "extension"]
+        if exts:
+            holder = _sub(build, "extensions")
+            for e in exts:
+                holder.append(copy.deepcopy(e))
+    plugins = _sub(build, "plugins")
+    if eff is not None:
+        for e in eff.extensions:
+            if e.tag == "plugin" and text(e, "artifactId") != COMPILER_PLUGIN:
+                slim = ET.SubElement(plugins, "plugin")
+                for tag in ("groupId", "artifactId", "version", "extensions"):
+                    if text(e, tag):
+                        _sub(slim, tag, text(e, tag))
+    plugin = _sub(plugins, "plugin")
+    for tag, value in zip(("groupId", "artifactId", "version"), DEPENDENCY_PLUGIN):
+        _sub(plugin, tag, value)
+    _sub(_sub(plugin, "configuration"), "skip", "true")
+    if executions:
+        holder = _sub(plugin, "executions")
+        for exec_id, (scope, out) in executions.items():
+            ex = _sub(holder, "execution")
+            _sub(ex, "id", exec_id)
+            cfg = _sub(ex, "configuration")
+            _sub(cfg, "skip", "false")
+            _sub(cfg, "includeScope", scope)
+            _sub(cfg, "outputFile", str(out))
+    return project
+
+
+def dependency_xml(d: Dependency, *, extra_exclusions: tuple[tuple[str, str], ...] = ()) -> ET.Element:
+    el = ET.Element("dependency")
+    _sub(el, "groupId", d.group_id)
+    _sub(el, "artifactId", d.artifact_id)
+    if d.version:
+        _sub(el, "version", d.version)
+    if d.type != "jar":
+        _sub(el, "type", d.type)
+    if d.classifier:
+        _sub(el, "classifier", d.classifier)
+    _sub(el, "scope", d.scope)
+    if d.system_path:
+        _sub(el, "systemPath", d.system_path)
+    if d.optional:
+        _sub(el, "optional", "true")
+    excl = tuple(dict.fromkeys(d.exclusions + extra_exclusions))
+    if excl:
+        holder = _sub(el, "exclusions")
+        for g, a in excl:
+            x = _sub(holder, "exclusion")
+            _sub(x, "groupId", g)
+            _sub(x, "artifactId", a)
+    return el
+
+
+def write_pom(project: ET.Element, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.indent(project)
+    path.write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(project, encoding="utf-8"))
+
+
+def read_classpath_file(path: Path, throwaway_root: Path) -> list[Path] | None:
+    """The entries of a build-classpath output file; None when Maven wrote none.
+    POM files (our throwaway siblings, pom-typed dependencies) are left out."""
+    try:
+        raw = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    out = []
+    for entry in raw.split(os.pathsep) if raw else []:
+        p = Path(entry.strip())
+        if not entry.strip() or p.suffix == ".pom" or p.is_relative_to(throwaway_root):
+            continue
+        out.append(p)
+    return out

@@ -1,0 +1,90 @@
+"""The worker child: typed errors when it dies, a fresh child for the next request."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from pybridge.errors import WorkerError
+from pybridge.worker import IndexRequest, Worker
+from tests.indexing import java_files
+
+
+def _generated_module(root: Path, classes: int) -> Path:
+    src = root / "src"
+    pkg = src / "gen"
+    pkg.mkdir(parents=True)
+    for i in range(classes):
+        prev = f"C{i - 1}" if i else "Object"
+        (pkg / f"C{i}.java").write_text(
+            f"package gen;\npublic class C{i} extends {prev} {{\n"
+            f"  int f{i};\n  int m{i}(C{i} other) {{ f{i} += other.f{i}; return new C{i}().f{i}; }}\n}}\n",
+            encoding="utf-8")
+    return src
+
+
+def test_the_parent_never_imports_jpype(worker, samples):
+    worker.index(IndexRequest(files=java_files(samples / "kitchen-sink" / "src/main/java")[:1],
+                              sourcepath=[str(samples / "kitchen-sink" / "src/main/java")]))
+    assert "jpype" not in sys.modules
+
+
+def test_killing_the_worker_mid_request_is_a_typed_error_and_the_next_request_succeeds(tmp_path):
+    src = _generated_module(tmp_path, 120)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    with Worker(heap="512m") as w:
+        killed = []
+
+        def kill_on_first_progress(done: int, total: int) -> None:
+            if not killed:
+                killed.append(w.pid)
+                os.kill(w.pid, signal.SIGKILL)
+
+        with pytest.raises(WorkerError) as err:
+            w.index(request, progress=kill_on_first_progress)
+        assert err.value.cause == "killed"
+        assert "SIGKILL" in str(err.value)
+        assert killed and w.pid is None
+
+        result = w.index(request)
+        assert w.pid != killed[0]
+        assert len(result.files) == 120
+        assert all(f.binding_complete for f in result.files)
+
+
+def test_running_out_of_heap_is_named_as_oom(tmp_path):
+    src = _generated_module(tmp_path, 600)
+    with Worker(heap="12m") as w:
+        with pytest.raises(WorkerError) as err:
+            w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]))
+    assert err.value.cause == "oom"
+    assert "-Xmx12m" in str(err.value)
+
+
+def test_a_request_over_its_time_limit_is_stopped_and_named(tmp_path):
+    src = _generated_module(tmp_path, 150)
+    with Worker(heap="512m") as w:
+        with pytest.raises(WorkerError) as err:
+            w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]), timeout=0.01)
+        assert err.value.cause == "timeout"
+        assert w.pid is None
+
+
+def test_missing_jars_say_to_run_gradle(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYBRIDGE_JARS", str(tmp_path))
+    with pytest.raises(WorkerError) as err:
+        Worker().start()
+    assert err.value.cause == "start_failed"
+    assert "gradle build" in str(err.value)
+
+
+def test_facts_cross_in_a_handful_of_jpype_calls_not_one_per_fact(worker, samples):
+    root = samples / "kitchen-sink" / "src/main/java"
+    result = worker.index(IndexRequest(files=java_files(root), sourcepath=[str(root)]))
+    facts = sum(len(f.references) + len(f.declarations) for f in result.files)
+    assert facts > 500
+    assert result.jpype_calls < len(result.files)
