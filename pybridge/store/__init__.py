@@ -30,6 +30,10 @@ deletes symbols. A crash or SIGKILL at any point leaves the last published
 generation current and complete; the unpublished debris is collected on the
 next `Store.open` or `stage` (whoever can take the writer lock).
 
+Other `Store` methods: `current_generation()`, `generations()` (kept,
+newest first), `gc()`, `applied_migrations()`, `stats()` (row counts and
+bytes in use), `close()`. `Store.open(path, keep=3, batch_rows=50_000)`.
+
 Reading (any number of readers, in any process; WAL)::
 
     with store.reader() as r:               # pinned: a read transaction on one snapshot
@@ -52,6 +56,19 @@ by passing the last row's `sort_key` as `after`; incoming calls and
 `get_callers` are `references(kinds=CALL_KINDS)`, outgoing calls
 `calls_from`; coverage reads `files`/`module_scopes` and `problems(names=…)`,
 `problems(kinds=["syntax"])`. The source line is not stored: read the file.
+
+Durability: WAL with `synchronous=NORMAL` for staging (a process crash
+loses nothing committed; a power loss may lose the last staging batches,
+which are unpublished anyway) and `synchronous=FULL` for the publish commit
+(a published generation survives power loss, and FULL syncs the WAL frames
+of the batches before it).
+
+Schema (numbered migrations in `schema.py`, recorded in `migrations`):
+`symbols` (append-only), `generations` + `current` (the pointer and the
+last number), `file_versions` (digest-unique), `manifest` (generation, file
+version), and per file version `declarations`, `refs`, `relations`,
+`problems`, keyed (file_version_id, ord) WITHOUT ROWID, kinds as small
+integers, spans as four integers.
 
 Positions are 0-based line and UTF-16 character, end exclusive (as in
 `pybridge.facts`). Every failure is a `StoreError` that says what to do.

@@ -29,7 +29,8 @@ class CanonicalFacts:
     digest: bytes
 
 
-def _check_kinds(facts: FileFacts, relpath: str) -> None:
+def _check(facts: FileFacts, relpath: str) -> None:
+    """Refuse broken facts before anything is written."""
     def bad(what: str, kind: str) -> StoreError:
         return StoreError(
             f"The facts of {relpath} carry an unknown {what} kind {kind!r}; the indexer "
@@ -37,15 +38,27 @@ def _check_kinds(facts: FileFacts, relpath: str) -> None:
             path=relpath,
         )
 
+    def keyless(what: str) -> StoreError:
+        return StoreError(
+            f"A {what} in {relpath} has no binding key; the indexer emitted a broken fact, "
+            f"so report it with the file.", path=relpath,
+        )
+
     for d in facts.declarations:
         if d.kind not in DECL_KIND_CODES:
             raise bad("declaration", d.kind)
+        if not d.key:
+            raise keyless("declaration")
     for r in facts.references:
         if r.kind not in REF_KIND_CODES:
             raise bad("reference", r.kind)
+        if not r.target_key:
+            raise keyless("reference")
     for rel in facts.relations:
         if rel.kind not in RELATION_KIND_CODES:
             raise bad("relation", rel.kind)
+        if not rel.from_key or not rel.to_key:
+            raise keyless("relation")
     for p in facts.problems:
         if p.kind not in PROBLEM_KIND_CODES:
             raise bad("problem", p.kind)
@@ -71,7 +84,7 @@ def _problem_order(p: Problem) -> tuple:
 def canonicalize(module: str, scope: str, relpath: str, content_sha256: str,
                  facts: FileFacts) -> CanonicalFacts:
     """Sort the facts into storage order and compute the file version digest."""
-    _check_kinds(facts, relpath)
+    _check(facts, relpath)
     decls = sorted(facts.declarations, key=_decl_order)
     refs = sorted(facts.references, key=_ref_order)
     rels = sorted(set(facts.relations))

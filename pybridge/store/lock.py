@@ -9,7 +9,10 @@ under way and that unpublished generations are debris to collect.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+
+from pybridge.errors import StoreError
 
 try:
     import fcntl
@@ -30,7 +33,13 @@ class WriterLock:
         """Take the lock if free; False when another staging holds it."""
         if self._fd is not None:
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(
+                f"The lock file {self.path} cannot be opened ({exc}); pass a writable "
+                f"--state-dir.", path=str(self.path),
+            ) from exc
         if fcntl is not None:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -40,6 +49,15 @@ class WriterLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
+        return True
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the lock (for short holders: migrations, GC)."""
+        deadline = time.monotonic() + timeout
+        while not self.try_acquire():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
         return True
 
     def release(self) -> None:

@@ -24,8 +24,10 @@ from pybridge.facts import DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS,
 from .rows import (
     DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
 )
-from .schema import CALL_KIND_SQL, DECL_KIND_CODES, PROBLEM_KIND_CODES, REF_KIND_CODES
-from .schema import RELATION_KIND_CODES
+from .schema import (
+    CALL_KIND_SQL, DECL_KIND_CODES, NAMED_KIND_MAX, PROBLEM_KIND_CODES, REF_KIND_CODES,
+    RELATION_KIND_CODES,
+)
 
 SymbolArg = int | Iterable[int]
 
@@ -45,6 +47,9 @@ FROM {source}""" + _IN_GENERATION.format(t="d") + """
 LEFT JOIN symbols c ON c.id = d.container_id
 WHERE {where}"""
 _DECLS_FIRST = "declarations d CROSS JOIN symbols s ON s.id = d.symbol_id"
+# verbatim the partial index term of symbols_by_name/dotted/scip
+_NAMED_S = f"s.kind <= {NAMED_KIND_MAX}"
+_NAMED_D = f"d.kind <= {NAMED_KIND_MAX}"
 _SYMBOLS_FIRST = "symbols s CROSS JOIN declarations d ON d.symbol_id = s.id"
 
 _REF_SELECT = """
@@ -246,13 +251,17 @@ class Reader:
                      limit: int | None = None) -> list[DeclRow]:
         """Declarations of the generation found by exactly one of:
 
-        - `symbol`: symbol id(s); `key`: a binding key;
+        - `symbol`: symbol id(s); `key`: a binding key (any kind);
         - `name`: the simple name (`greet`);
         - `dotted`: a dotted path (`com.acme.Greeter.greet`) or a suffix of one
           at a segment boundary (`Greeter.greet`);
         - `scip`: the SCIP symbol string.
 
-        Filtered by kind, module and scope; ordered by path and position.
+        `name`, `dotted` and `scip` resolve among the named kinds (types,
+        methods, constructors, fields, enum constants, record components),
+        as the name tools do; parameters, locals and type parameters are
+        found by `at` or by key. Filtered by kind, module and scope; ordered
+        by path and position.
         """
         given = [a for a in (symbol, key, name, dotted, scip) if a is not None]
         if len(given) != 1:
@@ -282,8 +291,8 @@ class Reader:
             column, value = ("name", name) if name is not None else ("scip", scip)
             v = q.param(value)
             sql = " UNION ALL ".join([
-                branch(_SYMBOLS_FIRST, f"s.{column} = {v}", f"d.{column}_x IS NULL"),
-                branch(_DECLS_FIRST, f"d.{column}_x = {v}"),
+                branch(_SYMBOLS_FIRST, f"s.{column} = {v}", _NAMED_S, f"d.{column}_x IS NULL"),
+                branch(_DECLS_FIRST, f"d.{column}_x = {v}", _NAMED_D),
             ])
         else:
             assert dotted is not None
@@ -291,10 +300,10 @@ class Reader:
             n, suffix = q.param(len(dotted) + 1), q.param("." + dotted)
             ends = f"substr(coalesce(d.dotted_x, s.dotted), -{n}) = {suffix}"
             sql = " UNION ".join([
-                branch(_SYMBOLS_FIRST, f"s.dotted = {v}", "d.dotted_x IS NULL"),
-                branch(_DECLS_FIRST, f"d.dotted_x = {v}"),
-                branch(_SYMBOLS_FIRST, f"s.name = {last}", "d.name_x IS NULL", ends),
-                branch(_DECLS_FIRST, f"d.name_x = {last}", ends),
+                branch(_SYMBOLS_FIRST, f"s.dotted = {v}", _NAMED_S, "d.dotted_x IS NULL"),
+                branch(_DECLS_FIRST, f"d.dotted_x = {v}", _NAMED_D),
+                branch(_SYMBOLS_FIRST, f"s.name = {last}", _NAMED_S, "d.name_x IS NULL", ends),
+                branch(_DECLS_FIRST, f"d.name_x = {last}", _NAMED_D, ends),
             ])
         sql += f" ORDER BY path, line, col LIMIT {q.param(_limit(limit))}"
         return [self._decl(r) for r in self._rows(sql, q.params)]

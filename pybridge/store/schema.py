@@ -36,6 +36,13 @@ CALL_KINDS = ("invocation", "construction", "method_reference")
 CALL_KIND_SQL = "(3, 4, 5)"
 assert tuple(REF_KIND_CODES[k] for k in CALL_KINDS) == (3, 4, 5)
 
+# The kinds that name lookups resolve among (DESIGN section 7): CLASS …
+# RECORD_COMPONENT. The partial indexes `symbols_by_*` are defined with
+# `kind <= 9`, and name lookups repeat the term verbatim.
+NAMED_KINDS = DECL_KINDS[:10]
+NAMED_KIND_MAX = 9
+assert NAMED_KINDS[-1] == "RECORD_COMPONENT"
+
 # generations.state
 STAGING = 0
 PUBLISHED = 1
@@ -80,9 +87,13 @@ def _initial(conn: sqlite3.Connection) -> None:
         scip        TEXT,
         external    INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX symbols_by_name ON symbols(name);
-    CREATE INDEX symbols_by_dotted ON symbols(dotted);
-    CREATE INDEX symbols_by_scip ON symbols(scip);
+    -- Name lookups resolve among the named kinds only (kind <= 9: types,
+    -- methods, constructors, fields, enum constants, record components),
+    -- as the name tools do; parameters, locals and type parameters are
+    -- reached by position or key, and leaving them out halves these indexes.
+    CREATE INDEX symbols_by_name ON symbols(name) WHERE kind <= 9;
+    CREATE INDEX symbols_by_dotted ON symbols(dotted) WHERE kind <= 9;
+    CREATE INDEX symbols_by_scip ON symbols(scip) WHERE kind <= 9;
 
     CREATE TABLE generations (
         id           INTEGER PRIMARY KEY,

@@ -215,14 +215,15 @@ class Staging:
                     )
                     faults.hit("publish.before_commit")
             finally:
-                conn.execute("PRAGMA synchronous = NORMAL")
+                try:
+                    conn.execute("PRAGMA synchronous = NORMAL")
+                except sqlite3.Error:
+                    pass
         except sqlite3.Error as exc:
-            self._fail()
-            self._release()
+            self._abandon()
             raise error(self._path, "published", exc) from exc
         except BaseException:
-            self._fail()
-            self._release()
+            self._abandon()
             raise
         self._state = "published"
         faults.hit("publish.after_commit")
@@ -242,7 +243,8 @@ class Staging:
         try:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            gc.collect(conn, self._keep)
+            if self._lock.held:   # never collect without the lock: it may be another's staging
+                gc.collect(conn, self._keep)
         except sqlite3.Error as exc:
             raise error(self._path, "cleaned up", exc) from exc
         finally:
@@ -264,6 +266,14 @@ class Staging:
                 self._conn.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+
+    def _abandon(self) -> None:
+        """After a failed publish: discard, best effort (the next open collects)."""
+        self._fail()
+        try:
+            self.discard()
+        except (StoreError, sqlite3.Error):
+            pass
 
     def _release(self) -> None:
         self._lock.release()
@@ -334,11 +344,6 @@ class Staging:
             return s
 
         for r in canon.references:
-            if not r.target_key:
-                raise StoreError(
-                    f"A reference in {facts.path} has no target binding key; the indexer "
-                    f"emitted a broken fact, so report it with the file.",
-                )
             s = seed(r.target_key)
             if s.scip is None and r.target_scip:
                 s.scip = r.target_scip

@@ -23,6 +23,7 @@ from .staging import Staging, dumps
 DEFAULT_KEEP = 3
 DEFAULT_BATCH_ROWS = 50_000
 _IDLE_READERS = 4
+_MIGRATION_WAIT = 10.0
 
 
 class Store:
@@ -62,19 +63,25 @@ class Store:
         conn = connect(path)
         lock = WriterLock(path.with_name(path.name + ".lock"))
         try:
-            todo = schema.pending(conn)
-            if lock.try_acquire():
+            if schema.pending(conn):
+                # Another opener may be migrating right now: wait for it briefly.
+                if not lock.acquire(timeout=_MIGRATION_WAIT):
+                    raise StoreError(
+                        f"The store at {path} needs a schema upgrade while another sync is "
+                        f"writing it; retry when that sync has finished.", path=str(path),
+                    )
                 try:
                     schema.migrate(conn)
                     if _gc.needed(conn, keep):
                         _gc.collect(conn, keep)
                 finally:
                     lock.release()
-            elif todo:
-                raise StoreError(
-                    f"The store at {path} needs a schema upgrade while another sync is writing "
-                    f"it; retry when that sync has finished.", path=str(path),
-                )
+            elif lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
+                try:
+                    if _gc.needed(conn, keep):
+                        _gc.collect(conn, keep)
+                finally:
+                    lock.release()
         except sqlite3.Error as exc:
             conn.close()
             raise error(path, "opened", exc) from exc
@@ -119,7 +126,8 @@ class Store:
                     f"then sync again.", path=str(self.path),
                 )
             try:
-                _gc.collect(self._conn, self.keep)
+                if _gc.needed(self._conn, self.keep):
+                    _gc.collect(self._conn, self.keep)
                 with transaction(self._conn):
                     generation_id = self._conn.execute(
                         "INSERT INTO generations (state, created_at, snapshot, meta)"
