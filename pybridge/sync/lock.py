@@ -1,0 +1,80 @@
+"""The sync lock: two syncs of one workspace never interleave.
+
+An advisory `flock` on `<state>/sync.lock`, held for the whole sync (Maven,
+indexing, staging, publish). The kernel drops it when the holder exits,
+however it exits, so a killed sync never leaves the workspace locked. A
+second sync waits (saying so once) or, asked not to wait, fails at once with
+a clear error.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from pybridge.errors import PybridgeError
+
+
+class SyncBusyError(PybridgeError):
+    code = "sync_failed"
+
+
+class SyncLock:
+    def __init__(self, state: Path) -> None:
+        self.path = state / "sync.lock"
+        self._fd: int | None = None
+
+    def acquire(self, wait: bool = True, say: Callable[[str], None] | None = None,
+                timeout: float | None = None) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read(fd)
+            if not wait:
+                os.close(fd)
+                raise SyncBusyError(
+                    f"Another sync of this workspace is running{holder}. Wait for it to finish, or run "
+                    "sync again without --no-wait to queue behind it.") from None
+            if say:
+                say(f"Another sync of this workspace is running{holder}; waiting for it to finish")
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if deadline is not None and time.monotonic() > deadline:
+                        os.close(fd)
+                        raise SyncBusyError(f"Another sync of this workspace is still running{holder} "
+                                            f"after {timeout:.0f} s; try again later.") from None
+                    time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> "SyncLock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read(fd: int) -> str:
+    try:
+        pid = os.pread(fd, 32, 0).decode().strip()
+        return f" (process {pid})" if pid else ""
+    except OSError:
+        return ""

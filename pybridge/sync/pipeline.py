@@ -1,0 +1,206 @@
+"""One sync: discover modules -> resolve classpaths -> fingerprint -> index
+in the worker JVM -> stage the facts as a new generation -> check the
+fingerprint again -> publish (DESIGN section 2).
+
+Every failure ends in a `PybridgeError` and leaves the last published
+generation current: nothing is visible until the one publish transaction.
+A sync whose inputs changed while it ran publishes nothing and raises
+`StaleSnapshotError` with the changed paths.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from pybridge.errors import PybridgeError
+from pybridge.store import Store
+from pybridge.sync import faults
+from pybridge.sync import snapshot as snapshots
+from pybridge.sync.lock import SyncLock
+from pybridge.sync.state import state_dir_for, store_path
+from pybridge.worker import IndexRequest, Worker
+from pybridge.workspace import load_workspace, resolve_classpaths
+
+Progress = Callable[[dict], None]
+
+ALWAYS_LIMITATIONS = [{
+    "kind": "reflection_not_tracked", "module": None, "scope": None,
+    "message": "Uses through reflection (Class.forName, method handles, frameworks that wire by name) "
+               "are not references the compiler sees.",
+}]
+
+
+class StaleSnapshotError(PybridgeError):
+    """The workspace changed while the sync ran: nothing was published."""
+
+    code = "stale_snapshot"
+
+    def __init__(self, changed: list[str]) -> None:
+        shown = ", ".join(changed[:10]) + (" …" if len(changed) > 10 else "")
+        super().__init__(
+            f"The workspace changed while the sync ran ({shown}); nothing was published and the previous "
+            "generation is still served. Run sync again once the edits are done.", changed=changed)
+        self.changed = changed
+
+
+@dataclass
+class SyncResult:
+    generation: int
+    root: str
+    state_dir: str
+    duration_s: float
+    counts: dict[str, int]
+    modules: list[dict]
+    limitations: list[dict]
+    reused_files: int
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "generation": self.generation, "root": self.root, "stateDir": self.state_dir,
+            "durationSeconds": round(self.duration_s, 3), "counts": self.counts, "modules": self.modules,
+            "limitations": self.limitations, "reusedFiles": self.reused_files,
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }
+
+
+def git_head(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
+
+
+def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
+         wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
+         heap: str | None = None, maven_timeout: float = 300, keep: int = 3) -> SyncResult:
+    """Index the workspace at `root` and publish a new generation."""
+    say = progress or (lambda _event: None)
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    root = Path(root).resolve()
+    state = state_dir_for(root, state_dir)
+
+    lock = SyncLock(state)
+    lock.acquire(wait=wait, say=lambda msg: say({"phase": "lock", "message": msg}))
+    own_worker = worker is None
+    try:
+        say({"phase": "workspace", "message": f"reading the POMs under {root}"})
+        workspace = load_workspace(root)
+        if own_worker:
+            worker = Worker(**({"heap": heap} if heap else {}))
+        worker.start()
+        snap = snapshots.take(workspace, indexer_version=worker.info.get("indexer_version", ""))
+        timings["fingerprint"] = time.perf_counter() - t0
+
+        t = time.perf_counter()
+
+        def maven_progress(message: str) -> None:
+            faults.hit("sync.maven")
+            say({"phase": "maven", "message": message})
+
+        classpaths = resolve_classpaths(workspace, state, allow_online=allow_online, timeout=maven_timeout,
+                                        progress=maven_progress)
+        timings["maven"] = time.perf_counter() - t
+        for cp in classpaths.values():
+            snapshots.add_classpath(snap, cp.classpath)
+
+        jobs = []
+        for module in workspace.modules:
+            for scope_name, scope in module.scopes.items():
+                cp = classpaths.get((module.id, scope_name))
+                files = [str(p) for r in scope.roots for p in snapshots.source_files(r)]
+                if files and cp is not None:
+                    jobs.append((module, scope_name, files, cp))
+        total = sum(len(j[2]) for j in jobs)
+
+        store = Store.open(store_path(state), keep=keep)
+        try:
+            commit = git_head(root)
+            meta = {"commit": commit, "root": str(root)}
+            with store.stage(snap.to_json(), meta) as staging:
+                done_before = 0
+                reused = 0
+                counts = {"files": 0, "declarations": 0, "references": 0, "problems": 0,
+                          "files_not_binding_complete": 0}
+                modules_meta: list[dict] = []
+                limitations: list[dict] = []
+                t_index = t_stage = 0.0
+                for module, scope_name, files, cp in jobs:
+                    t = time.perf_counter()
+
+                    def index_progress(done: int, of: int, _base=done_before, _m=module.id, _s=scope_name) -> None:
+                        faults.hit("sync.indexing")
+                        say({"phase": "index", "module": _m, "scope": _s, "done": _base + done, "total": total})
+
+                    say({"phase": "index", "module": module.id, "scope": scope_name, "done": done_before,
+                         "total": total})
+                    result = worker.index(IndexRequest(
+                        files=files, sourcepath=[str(p) for p in cp.sourcepath],
+                        classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                        encoding=module.encoding), progress=index_progress)
+                    t_index += time.perf_counter() - t
+                    t = time.perf_counter()
+                    scope_counts = {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
+                    for ff in result.files:
+                        rel = Path(ff.path).resolve().relative_to(root).as_posix()
+                        entry = snap.files.get(rel)
+                        if entry is None:
+                            raise StaleSnapshotError([rel])
+                        _fv, was_reused = staging.add_file(module.id, scope_name, rel, entry[2], entry[0], ff)
+                        faults.hit("sync.staging")
+                        reused += was_reused
+                        scope_counts["files"] += 1
+                        scope_counts["bindingComplete"] += ff.binding_complete
+                        scope_counts["references"] += len(ff.references)
+                        scope_counts["problems"] += len(ff.problems)
+                        counts["declarations"] += len(ff.declarations)
+                    t_stage += time.perf_counter() - t
+                    done_before += len(files)
+                    for key in ("files", "references", "problems"):
+                        counts[key] += scope_counts[key]
+                    counts["files_not_binding_complete"] += scope_counts["files"] - scope_counts["bindingComplete"]
+                    lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
+                            for lim in cp.limitations]
+                    limitations += lims
+                    modules_meta.append({"module": module.id, "scope": scope_name, "release": cp.release,
+                                         "encoding": module.encoding, **scope_counts,
+                                         "limitations": [lim["kind"] for lim in lims]})
+                timings["index"] = t_index
+                timings["stage"] = t_stage
+
+                say({"phase": "check", "message": "checking that no input changed during the sync"})
+                changed = snapshots.changes(snap)
+                if changed:
+                    raise StaleSnapshotError(changed)
+                faults.hit("sync.before_publish")
+                limitations += ALWAYS_LIMITATIONS
+                duration = time.perf_counter() - t0
+                say({"phase": "publish", "message": "publishing"})
+                t = time.perf_counter()
+                number = staging.publish({
+                    "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "duration": round(duration, 3), "modules": modules_meta, "limitations": limitations,
+                    "module_ids": [m.id for m in workspace.modules],
+                })
+                timings["publish"] = time.perf_counter() - t
+                info = store.current_generation()
+                published_counts = dict(info.meta.get("counts", {})) if info else {}
+        finally:
+            store.close()
+        counts["modules"] = len(workspace.modules)
+        counts["symbols"] = published_counts.get("symbols", published_counts.get("declarations", 0))
+        counts["limitations"] = len(limitations)
+        return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules_meta,
+                          limitations, reused, timings)
+    finally:
+        if own_worker and worker is not None:
+            worker.close()
+        lock.release()
