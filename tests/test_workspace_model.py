@@ -301,7 +301,7 @@ def test_a_module_folder_without_pom_xml_is_a_workspace_error(tmp_path: Path) ->
 
 def test_a_module_cycle_through_modules_is_a_workspace_error(tmp_path: Path) -> None:
     write_pom(tmp_path, "root", packaging="pom", modules=("a",))
-    write_pom(tmp_path / "a", "a", packaging="pom", modules=(".."))
+    write_pom(tmp_path / "a", "a", packaging="pom", modules=("..",))
     with pytest.raises(ModuleCycleError, match="module cycle") as err:
         load_workspace(tmp_path)
     assert_names(err, tmp_path / "a/pom.xml")
@@ -350,3 +350,20 @@ def test_arbitrary_pom_bytes_give_a_workspace_or_a_workspace_error(tmp_path: Pat
         load_workspace(tmp_path)
     except WorkspaceError as exc:
         assert "pom.xml" in str(exc)
+
+
+def test_a_self_referencing_property_does_not_blow_up(tmp_path: Path) -> None:
+    write_pom(tmp_path, "loop", properties={"a": "${a}" * 5000, "maven.compiler.release": "${a}"})
+    m = load_workspace(tmp_path).modules[0]
+    assert (m.release, m.release_source) == (17, "default")
+
+
+def test_properties_come_from_a_parent_found_in_the_local_repository(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    repo_parent = tmp_path / "home/.m2/repository/org/ext/ext-parent/3"
+    write_pom(repo_parent, "ext-parent", group="org.ext", version="3", packaging="pom",
+              properties={"java.version": "21", "maven.compiler.release": "${java.version}"})
+    (repo_parent / "pom.xml").rename(repo_parent / "ext-parent-3.pom")
+    write_pom(tmp_path / "ws", "app", group=None, parent="org.ext:ext-parent:3")
+    m = load_workspace(tmp_path / "ws").modules[0]
+    assert (m.id, m.release, m.release_source) == ("org.ext:app", 21, "maven.compiler.release")

@@ -11,12 +11,8 @@ Steps (see `maven.py` for the throwaway reactor):
    projects, `-pl ... -am`).
 4. A (module, scope) still unresolved gets a `classpath_unresolved`
    limitation with Maven's message, and its classpath is rebuilt from what
-   does resolve: one more Maven run on a second throwaway reactor with one
-   project per external dependency (the module's own plus those siblings bring
-   in, scopes mediated as Maven does), so each dependency that resolves
-   brings its whole transitive closure; where even that fails, the
-   dependency's own jar is taken from the local repository if present.
-   Entries are deduplicated by artifact, first one wins.
+   does resolve (`fallback.py`: one more Maven run, one throwaway project per
+   external dependency).
 5. Without Maven (not on PATH, or the effective POM failed or timed out)
    every module and scope gets `classpath_unresolved`, and the classpath is
    the jars already in the local repository for the dependencies our own POM
@@ -37,73 +33,69 @@ system library; `ClasspathResult.release` says which release to target
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from pybridge.errors import WorkspaceError
+
+from .cache import cache_key
+from .cache import load as load_cache
+from .cache import store as store_cache
 from .compiler import java_release
-from .discovery import WIDTH, mediate
+from .discovery import WIDTH
+from .fallback import SCOPE_FILTER, fallback, flatten, local_jars
 from .maven import (BUILD_CLASSPATH, HELP_PLUGIN, MAIN_EXEC, TEST_EXEC, THROWAWAY_GROUP, EffectivePom, MavenRun,
                     MavenRunner, dependency_xml, read_classpath_file, read_effective_poms, throwaway_pom,
                     write_pom)
-from .model import (MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace,
-                    excluded)
-from .pom import local_repository, parse_xml
+from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
+from .pom import parse_xml
 
 Key = tuple[str, str]
 Progress = Callable[[str], None]
-SCOPE_FILTER = {"main": MAIN_DEP_SCOPES, "test": None}
-_EXT = {"jar": "jar", "test-jar": "jar", "bundle": "jar", "ejb": "jar", "maven-plugin": "jar", "zip": "zip"}
 
 
 def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
                        timeout: float = 300, progress: Progress | None = None,
-                       mvn_executable: str | None = None,
-                       env: Mapping[str, str] | None = None) -> dict[Key, ClasspathResult]:
+                       mvn_executable: str | None = None, env: Mapping[str, str] | None = None,
+                       use_cache: bool = True) -> dict[Key, ClasspathResult]:
     """Classpath, sourcepath, limitations and release for every (module id, scope)
-    of every module with sources. Maven's files go to `<state_dir>/maven/`
-    (wiped at the start); `mvn_executable` and `env` default to `mvn` on the
-    PATH of `os.environ`. Each Maven run is limited to `timeout` seconds."""
-    say = progress or (lambda _msg: None)
-    state = Path(state_dir).resolve() / "maven"
-    if state.exists():
-        shutil.rmtree(state)
-    state.mkdir(parents=True)
-    runner = MavenRunner(mvn_executable, env, timeout, state / "logs")
-    modules = [m for m in workspace.modules if m.has_sources]
-    keys = [(m.id, s) for m in modules for s in m.scopes]
-    classpaths: dict[Key, list[Path]] = {}
-    failures: dict[Key, str] = {}
+    of every module with sources.
 
-    say("Reading the effective POMs with Maven")
-    effs, eff_problem = _effective_poms(runner, workspace, state, allow_online)
-    if effs is None:
-        for key in keys:
-            failures[key] = eff_problem or "Maven did not produce the effective POMs."
-        deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
-        for key in keys:
-            classpaths[key] = _local_jars(_flatten(key[0], deps_of, key[1]))
-    else:
-        for m in modules:
-            if m.id not in effs:
-                for s in m.scopes:
-                    failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
-                                           "a profile that is not active?")
-                    classpaths[(m.id, s)] = []
-        todo = [m for m in modules if m.id in effs]
-        say(f"Resolving the classpaths of {len(todo)} modules with Maven")
-        resolved, errors = _reactor(runner, workspace, effs, todo, state, allow_online)
-        classpaths.update(resolved)
-        failures.update(errors)
-        if errors:
-            say(f"Resolving the dependencies of {len({k[0] for k in errors})} modules one by one")
-            classpaths.update(_fallback(runner, workspace, effs, sorted(errors), state, allow_online))
+    Maven's files go to `<state_dir>/maven/` (wiped when Maven runs), the
+    cache to `<state_dir>/classpath-cache.json` (see `cache.py`; `use_cache`
+    False ignores it but still refreshes it).
+    `mvn_executable` and `env` default to `mvn` on the PATH of `os.environ`.
+    Each Maven run is limited to `timeout` seconds. `progress` receives one
+    sentence per step. Maven problems never raise; a state folder that cannot
+    be written raises WorkspaceError."""
+    say = progress or (lambda _msg: None)
+    modules = [m for m in workspace.modules if m.has_sources]
+    if not modules:
+        return {}
+    state_root = Path(state_dir).resolve()
+    runner = MavenRunner(mvn_executable, env, timeout, state_root / "maven" / "logs")
+    key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
+    cache_file = state_root / "classpath-cache.json"
+    cached = load_cache(cache_file, key) if use_cache else None
+    try:
+        if cached is not None:
+            say("The POMs did not change since the last resolution: using the cached classpaths")
+            classpaths, releases = cached
+            failures: dict[Key, str] = {}
+        else:
+            classpaths, failures, releases = _resolve(workspace, modules, state_root / "maven", runner,
+                                                      allow_online, say)
+            if not failures:
+                store_cache(cache_file, key, classpaths, releases)
+    except OSError as exc:
+        raise WorkspaceError(f"Cannot write pybridge's state folder {state_root}: {exc}; free some space or "
+                             "choose another folder with --state-dir.") from None
 
     out: dict[Key, ClasspathResult] = {}
     for m in modules:
-        eff = effs.get(m.id) if effs else None
-        release = java_release(eff.prop, eff.compiler_configs)[0] if eff else m.release
         for s in m.scopes:
             lims = []
             if (m.id, s) in failures:
@@ -111,9 +103,59 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
                                        f"Maven could not resolve the {s} classpath of {m.id}: "
                                        f"{failures[(m.id, s)]}", s))
             lims += _processing_limitations(m, s)
-            out[(m.id, s)] = ClasspathResult(tuple(classpaths.get((m.id, s), [])),
-                                             sourcepath(workspace, m, s), tuple(lims), release)
+            out[(m.id, s)] = ClasspathResult(tuple(classpaths.get((m.id, s), [])), sourcepath(workspace, m, s),
+                                             tuple(lims), releases.get(m.id, m.release))
     return out
+
+
+def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: MavenRunner, allow_online: bool,
+             say: Progress) -> tuple[dict[Key, list[Path]], dict[Key, str], dict[str, int]]:
+    if state.exists():
+        shutil.rmtree(state)
+    state.mkdir(parents=True)
+    keys = [(m.id, s) for m in modules for s in m.scopes]
+    classpaths: dict[Key, list[Path]] = {}
+    failures: dict[Key, str] = {}
+    say("Reading the effective POMs with Maven")
+    effs, eff_problem = _effective_poms(runner, workspace, state, allow_online)
+    if effs is None:
+        deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
+        for key in keys:
+            wanted = flatten(key[0], deps_of, key[1])
+            classpaths[key] = local_jars(wanted)
+            problem = (eff_problem or "Maven did not produce the effective POMs").rstrip(".")
+            failures[key] = (f"{problem}. The classpath holds "
+                             "only the declared dependencies' own jars already in the local repository "
+                             f"({len(classpaths[key])} of {len(wanted)}).")
+        return classpaths, failures, {}
+    for m in modules:
+        if m.id not in effs:
+            deps_of = {x.id: list(x.dependencies) for x in workspace.modules}
+            for s in m.scopes:
+                classpaths[(m.id, s)] = local_jars(flatten(m.id, deps_of, s))
+                failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
+                                       "a profile that is not active? The classpath holds only the declared "
+                                       "dependencies' own jars already in the local repository.")
+    todo = [m for m in modules if m.id in effs]
+    say(f"Resolving the classpaths of {len(todo)} modules with Maven")
+    resolved, errors, everything_failed = _reactor(runner, workspace, effs, todo, state, allow_online)
+    classpaths.update(resolved)
+    if everything_failed:       # Maven itself failed (plugin unavailable, timeout): a second run would too
+        deps_of = {mid: [d for d, _ in e.dependencies] for mid, e in effs.items()}
+        for key, message in errors.items():
+            classpaths[key] = local_jars(flatten(key[0], deps_of, key[1]))
+            failures[key] = (f"{message.rstrip('.')}. The classpath holds only the dependencies' own jars "
+                             "already in the local repository.")
+    elif errors:
+        say(f"Resolving the dependencies of {len({k[0] for k in errors})} modules one by one")
+        rebuilt, missing = fallback(runner, effs, sorted(errors), state, allow_online)
+        classpaths.update(rebuilt)
+        for key, message in errors.items():
+            gone = ", ".join(missing[key]) or "none of them alone"
+            failures[key] = (f"{message.rstrip('.')}. The classpath holds the dependencies that resolve on their own "
+                             f"(unresolved: {gone}).")
+    releases = {mid: java_release(e.prop, e.compiler_configs)[0] for mid, e in effs.items()}
+    return classpaths, failures, releases
 
 
 def sourcepath(workspace: Workspace, module: Module, scope: str) -> tuple[Path, ...]:
@@ -149,7 +191,7 @@ def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path,
                           f"-Doutput={target}"], ws.root, offline=offline)
         if run.ok and target.is_file():
             try:
-                return read_effective_poms(parse_xml(target)), None
+                return read_effective_poms(parse_xml(target, max_bytes=None)), None
             except PomError as exc:
                 return None, f"Maven's effective POM could not be read: {exc}"
         if run.returncode is None:       # mvn missing or timed out: trying again will not help
@@ -193,7 +235,8 @@ def _width(scope: str | None) -> int:
 
 
 def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], todo: list[Module],
-             state: Path, allow_online: bool) -> tuple[dict[Key, list[Path]], dict[Key, str]]:
+             state: Path, allow_online: bool) -> tuple[dict[Key, list[Path]], dict[Key, str], bool]:
+    """Run the throwaway reactor: (classpaths, errors by key, whether Maven failed as a whole)."""
     index = {m.id: i for i, m in enumerate(ws.modules)}
     names = {i: m.id for i, m in enumerate(ws.modules)}
     reactor, outdir = state / "reactor", state / "out"
@@ -216,6 +259,8 @@ def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], 
                 effs[m.id], SCOPE_FILTER[s], index), executions=execution), reactor / aid / "pom.xml")
             projects.append(aid)
             leaves[aid] = (m.id, s)
+    if not leaves:
+        return {}, {}, False
     write_pom(throwaway_pom("reactor", modules=projects), reactor / "pom.xml")
 
     resolved: dict[Key, list[Path]] = {}
@@ -237,110 +282,14 @@ def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], 
     assert run is not None
     per_project = run.project_errors()
     errors = {key: _rename(per_project.get(aid) or run.summary(), names) for aid, key in pending.items()}
-    return resolved, errors
+    return resolved, errors, bool(errors) and not resolved and not per_project
 
 
 def _rename(message: str, names: dict[int, str]) -> str:
     """Maven's message with our throwaway names replaced by the real module ids."""
     message = re.sub(rf"{re.escape(THROWAWAY_GROUP)}:m(\d+)-\w+:pom:0", lambda m: names[int(m.group(1))], message)
-    return re.sub(r"\bm(\d+)-(main|test|lib)\b", lambda m: names.get(int(m.group(1)), m.group(0)), message)
-
-
-def _flatten(mid: str, deps_of: Mapping[str, list[Dependency]], scope: str) -> list[Dependency]:
-    """The external dependencies of `mid` for `scope`: its own and those its
-    siblings bring in (compile/runtime, non-optional, not excluded), each with
-    the mediated scope and the exclusions collected along the way."""
-    allowed = SCOPE_FILTER[scope]
-    out: dict[tuple, Dependency] = {}
-    queue: list[tuple[str, str | None, tuple]] = [(mid, None, ())]
-    seen: set = set()
-    while queue:
-        owner, edge, excl = queue.pop(0)
-        if (owner, edge, excl) in seen:
-            continue
-        seen.add((owner, edge, excl))
-        for d in deps_of.get(owner, []):
-            if edge is None:
-                new = d.scope
-            else:
-                new = mediate(edge, d.scope)
-                if new is None or d.optional or excluded(excl, d.group_id, d.artifact_id):
-                    continue
-            if d.ga in deps_of:
-                if d.ga != mid:
-                    queue.append((d.ga, new, excl + d.exclusions))
-                continue
-            if allowed is not None and new not in allowed:
-                continue
-            key = (d.group_id, d.artifact_id, d.type, d.classifier)
-            if key not in out:
-                out[key] = Dependency(d.group_id, d.artifact_id, d.version, d.type, d.classifier, new,
-                                      False, tuple(dict.fromkeys(d.exclusions + excl)), d.system_path)
-    return list(out.values())
-
-
-def _fallback(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], failed: list[Key],
-              state: Path, allow_online: bool) -> dict[Key, list[Path]]:
-    """Rebuild failed classpaths from the dependencies that resolve on their own."""
-    reactor, outdir = state / "fallback", state / "fallback-out"
-    outdir.mkdir(parents=True, exist_ok=True)
-    deps_of = {mid: [d for d, _ in e.dependencies] for mid, e in effs.items()}
-    units: dict[Key, list[tuple[str, Dependency]]] = {}
-    projects = []
-    for n, (mid, scope) in enumerate(failed):
-        units[(mid, scope)] = []
-        for k, d in enumerate(_flatten(mid, deps_of, scope)):
-            aid = f"u{n}-{k}"
-            execution = {MAIN_EXEC if scope == "main" else TEST_EXEC: (
-                "compile" if scope == "main" else "test", outdir / f"{aid}.cp")}
-            write_pom(throwaway_pom(aid, eff=effs[mid], dependencies=[dependency_xml(d)], executions=execution),
-                      reactor / aid / "pom.xml")
-            projects.append(aid)
-            units[(mid, scope)].append((aid, d))
-    if projects:
-        write_pom(throwaway_pom("fallback", modules=projects), reactor / "pom.xml")
-        runner.run("classpath-one-by-one", ["-fn", "-f", str(reactor / "pom.xml"), *BUILD_CLASSPATH],
-                   reactor, offline=not allow_online)
-    out: dict[Key, list[Path]] = {}
-    for key, items in units.items():
-        entries: list[Path] = []
-        for aid, d in items:
-            cp = read_classpath_file(outdir / f"{aid}.cp", reactor)
-            entries += cp if cp is not None else _local_jars([d])
-        out[key] = _dedupe(entries)
-    return out
-
-
-def _local_jars(deps: list[Dependency]) -> list[Path]:
-    """The dependencies' own files already in the local repository (no transitive ones)."""
-    repo = local_repository()
-    out = []
-    for d in deps:
-        if d.system_path and "${" not in d.system_path:
-            p = Path(d.system_path)
-        elif d.version and "${" not in d.version and d.type in _EXT:
-            classifier = "tests" if d.type == "test-jar" and not d.classifier else d.classifier
-            name = f"{d.artifact_id}-{d.version}{'-' + classifier if classifier else ''}.{_EXT[d.type]}"
-            p = repo / d.group_id.replace(".", "/") / d.artifact_id / d.version / name
-        else:
-            continue
-        if p.is_file():
-            out.append(p)
-    return _dedupe(out)
-
-
-def _dedupe(entries: list[Path]) -> list[Path]:
-    """First wins, by path and by artifact (same folder .../group/artifact, same
-    file name once the version is taken out)."""
-    seen: set = set()
-    out = []
-    for p in entries:
-        key = (p.parent.parent, p.name.replace(p.parent.name, "")) if p.suffix in (".jar", ".zip") else p
-        if key in seen or p in seen:
-            continue
-        seen.update({key, p})
-        out.append(p)
-    return out
+    return re.sub(r"(?<=project )m(\d+)-(main|test|lib)\b", lambda m: names.get(int(m.group(1)), m.group(0)),
+                  message)
 
 
 def _processing_limitations(m: Module, scope: str) -> list[Limitation]:

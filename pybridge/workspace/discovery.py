@@ -29,7 +29,7 @@ from pybridge.errors import WorkspaceError
 
 from .compiler import annotation_processors, java_release, source_encoding
 from .model import SCOPES, Dependency, Module, ModuleCycleError, PomError, Scope, SiblingDep, Workspace, excluded
-from .pom import PomReader, PomView, RawPom
+from .pom import PomReader, PomView, RawPom, is_dir, is_file
 
 # Maven's transitive scope table: (scope of the edge to the sibling, scope in the sibling) -> scope.
 _TRANSITIVE = {
@@ -52,11 +52,11 @@ def load_workspace(root: Path | str) -> Workspace:
     """Read the Maven workspace at `root`. Raises WorkspaceError (PomError,
     ModuleCycleError) naming the file and the fix for any malformed input."""
     root = Path(root).expanduser()
-    if not root.is_dir():
+    if not is_dir(root):
         raise WorkspaceError(f"{root} is not a folder; point pybridge at the folder that holds the root pom.xml.")
     root = root.resolve()
     pom = root / "pom.xml"
-    if not pom.is_file():
+    if not is_file(pom):
         raise PomError(pom, f"{root} has no pom.xml; pybridge reads Maven workspaces, so point it at "
                             "the folder that holds the root pom.xml.")
     reader = PomReader(root)
@@ -71,7 +71,7 @@ def load_workspace(root: Path | str) -> Workspace:
         by_id[mid] = v
     direct = {mid: [d for d in v.dependencies.values() if d.ga in by_id] for mid, v in by_id.items()}
     _check_dependency_cycles(direct, by_id)
-    return Workspace(root, tuple(_module(mid, v, direct, by_id) for mid, v in by_id.items()))
+    return Workspace(root, tuple(_module(mid, v, direct) for mid, v in by_id.items()))
 
 
 def _discover(reader: PomReader, root: Path, top: Path) -> list[RawPom]:
@@ -84,12 +84,12 @@ def _discover(reader: PomReader, root: Path, top: Path) -> list[RawPom]:
         out.append(raw)
         for entry in raw.modules:
             target = raw.path.parent / entry
-            if target.is_dir():
+            if is_dir(target):
                 target = target / "pom.xml"
-                if not target.is_file():
+                if not is_file(target):
                     raise PomError(raw.path, f"{raw.path} lists <module>{entry}</module>, but {target.parent} "
                                              "has no pom.xml; add it or remove the <module> entry.")
-            elif not target.is_file():
+            elif not is_file(target):
                 raise PomError(raw.path, f"{raw.path} lists <module>{entry}</module>, but {target} does not "
                                          "exist; fix the path or remove the <module> entry.")
             target = target.resolve()
@@ -155,17 +155,20 @@ def sibling_closure(mid: str, direct: dict[str, list[Dependency]]) -> tuple[Sibl
 
 
 def _existing_dirs(paths: list[Path]) -> tuple[Path, ...]:
-    return tuple(dict.fromkeys(p.resolve() for p in paths if p.is_dir()))
+    return tuple(dict.fromkeys(p.resolve() for p in paths if is_dir(p)))
 
 
 def _generated(build_dir: Path, name: str) -> tuple[Path, ...]:
     base = build_dir / name
-    if not base.is_dir():
+    if not is_dir(base):
         return ()
-    return _existing_dirs(sorted(p for p in base.iterdir() if p.is_dir()))
+    try:
+        return _existing_dirs(sorted(p for p in base.iterdir() if is_dir(p)))
+    except OSError:
+        return ()
 
 
-def _module(mid: str, v: PomView, direct: dict[str, list[Dependency]], by_id: dict[str, PomView]) -> Module:
+def _module(mid: str, v: PomView, direct: dict[str, list[Dependency]]) -> Module:
     me = v.chain[0]
     configs = v.compiler_configs()
     release, release_source = java_release(v.prop, configs, v.interp)

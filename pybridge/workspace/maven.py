@@ -24,6 +24,14 @@ siblings bring in transitively. `-main` and `-test` are separate projects
 because a mojo resolves the test scope before it runs, so a missing
 test-only artifact would otherwise also fail the main classpath. The run uses
 `--fail-never`, so one module that cannot resolve does not stop the others.
+
+Plugin versions are pinned (maven-help-plugin 3.4.1, maven-dependency-plugin
+3.8.1; both need Maven 3.6.3+); offline, they must already be in the local
+repository. Known gaps: the throwaway reactor does not see the workspace's
+`.mvn/maven.config` / `.mvn/extensions.xml` (the effective-POM run does), and
+only build extensions and `<extensions>true</extensions>` plugins are carried
+over from the real POMs. Two resolutions must not share one state folder at
+the same time.
 """
 
 from __future__ import annotations
@@ -74,9 +82,9 @@ class MavenRun:
         out = []
         for line in self.output.splitlines():
             if line.startswith("[ERROR]"):
-                msg = line[7:].strip().removesuffix("-> [Help 1]").strip()
+                msg = re.sub(r"^(\[ERROR\]\s*)+", "", line).strip()
                 msg = re.sub(r"\s*-> \[Help \d+\]$", "", msg)
-                if not _BOILERPLATE.match(msg):
+                if not _BOILERPLATE.match(msg) and msg not in out:
                     out.append(msg)
         return out
 
@@ -92,7 +100,8 @@ class MavenRun:
     def summary(self, limit: int = 1500) -> str:
         if self.problem:
             return self.problem
-        lines = self.error_lines() or [f"Maven exited with code {self.returncode} and no [ERROR] line"]
+        tail = [ln.strip() for ln in self.output.splitlines() if ln.strip()][-5:]
+        lines = self.error_lines() or [f"Maven exited with code {self.returncode}", *tail]
         msg = " | ".join(lines)
         return msg if len(msg) <= limit else msg[: limit - 1] + "…"
 

@@ -15,6 +15,7 @@ Choices where DESIGN is silent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from pybridge.errors import WorkspaceError
@@ -130,10 +131,12 @@ class Workspace:
     modules: tuple[Module, ...]
 
     def module(self, module_id: str) -> Module:
-        for m in self.modules:
-            if m.id == module_id:
-                return m
-        raise KeyError(module_id)
+        """The module with this id; KeyError when there is none."""
+        return self._by_id[module_id]
+
+    @cached_property
+    def _by_id(self) -> dict[str, Module]:
+        return {m.id: m for m in self.modules}
 
     @property
     def pom_paths(self) -> tuple[Path, ...]:

@@ -32,17 +32,18 @@ from .model import Dependency, PomError
 COMPILER_PLUGIN = "maven-compiler-plugin"
 _PROP = re.compile(r"\$\{([^}]+)\}")
 _MAX_POM_BYTES = 16 * 1024 * 1024
+_MAX_VALUE = 64 * 1024
 
 
 class _Refused(Exception):
     pass
 
 
-def parse_xml(path: Path) -> ET.Element:
+def parse_xml(path: Path, max_bytes: int | None = _MAX_POM_BYTES) -> ET.Element:
     """Parse `path` into an Element with namespace-free tags, refusing DOCTYPE."""
     try:
         size = path.stat().st_size
-        if size > _MAX_POM_BYTES:
+        if max_bytes is not None and size > max_bytes:
             raise PomError(path, f"{path} is {size} bytes, too large for a pom.xml; check the file.")
         data = path.read_bytes()
     except PomError:
@@ -82,6 +83,21 @@ def parse_xml(path: Path) -> ET.Element:
     except Exception as exc:  # builder errors on truncated input
         raise PomError(path, f"{path} is not well-formed XML ({exc}); fix the XML.") from None
     return root
+
+
+def is_dir(p: Path) -> bool:
+    """Path.is_dir that answers False for names the OS refuses (too long, ...)."""
+    try:
+        return p.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def is_file(p: Path) -> bool:
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _local(tag: str) -> str:
@@ -230,9 +246,9 @@ class PomReader:
         rel = "../pom.xml" if ref.relative_path is None else ref.relative_path
         if rel:
             cand = pom.path.parent / rel
-            if cand.is_dir():
+            if is_dir(cand):
                 cand = cand / "pom.xml"
-            if cand.is_file():
+            if is_file(cand):
                 found = self._try_read(cand)
                 if (found is not None and found.artifact_id == ref.artifact_id
                         and found.effective_group_id == ref.group_id):
@@ -242,7 +258,7 @@ class PomReader:
                 self._repo = local_repository()
             cand = (self._repo / ref.group_id.replace(".", "/") / ref.artifact_id / ref.version
                     / f"{ref.artifact_id}-{ref.version}.pom")
-            if cand.is_file():
+            if is_file(cand):
                 try:
                     return self.read(cand)
                 except PomError:
@@ -295,8 +311,17 @@ class PomView:
         self.dependencies = self._deps(lambda pom: pom.dependencies, managed=self.managed)
 
     def interp(self, value: str) -> str:
+        """`${...}` replaced from properties (nested up to 10 levels); unknown ones stay."""
         for _ in range(10):
-            new = _PROP.sub(self._lookup, value)
+            parts, pos, size = [], 0, 0
+            for m in _PROP.finditer(value):
+                rep = self._lookup(m)
+                size += m.start() - pos + len(rep)
+                if size > _MAX_VALUE:                 # a self-referencing property stops here
+                    return value
+                parts += [value[pos:m.start()], rep]
+                pos = m.end()
+            new = "".join(parts) + value[pos:]
             if new == value:
                 break
             value = new
@@ -350,12 +375,13 @@ class PomView:
         return out
 
     def compiler_configs(self) -> list[ET.Element]:
-        """maven-compiler-plugin configurations, strongest first: per POM (child
-        first) the plugin, then its default-compile execution, then pluginManagement."""
+        """maven-compiler-plugin configurations, strongest first: `<plugins>` of the
+        POM and then of its ancestors (inheritance, child wins), then their
+        `<pluginManagement>` (only defaults for what the plugins leave unset)."""
         out: list[ET.Element] = []
-        for pom in self.chain:
-            for b in pom.builds:
-                for plugins in ("plugins/plugin", "pluginManagement/plugins/plugin"):
+        for plugins in ("plugins/plugin", "pluginManagement/plugins/plugin"):
+            for pom in self.chain:
+                for b in pom.builds:
                     out += compiler_configs_of(b.findall(plugins))
         return out
 
