@@ -1,0 +1,23 @@
+"""The `pybridge` command line.
+
+A thin shell over the library: each command parses its arguments, calls
+`pybridge.sync` or the query facade (`pybridge.query.Facade`), and prints.
+It never touches SQL and never imports jpype (the worker child does).
+"""
+
+from __future__ import annotations
+
+import click
+
+from pybridge import __version__
+
+
+@click.group(help="Compiler-exact Java code intelligence: JDT facts for coding agents.")
+@click.version_option(__version__, prog_name="pybridge")
+def main() -> None:
+    pass
+
+
+from pybridge.cli import commands_index, commands_sync, commands_tools  # noqa: E402,F401  (registers commands)
+
+__all__ = ["main"]
