@@ -77,6 +77,18 @@ def test_an_unchanged_resync_reuses_every_file_version_and_publishes_a_new_gener
         {k: v for k, v in before.items() if k not in ("generations", "manifest", "bytes")}
 
 
+def test_a_forced_resync_reindexes_and_still_stores_no_duplicate_facts(reactor, worker):
+    root, state, first = reactor
+    with Store.open(store_path(state)) as store:
+        before = store.stats()
+    again = sync(root, state_dir=state, worker=worker, force=True)
+    assert again.reused_files == first.counts["files"]
+    assert again.timings["index"] > 0
+    with Store.open(store_path(state)) as store:
+        after = store.stats()
+    assert after["refs"] == before["refs"] and after["declarations"] == before["declarations"]
+
+
 def _without_mvn_path(tmp_path: Path) -> str:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

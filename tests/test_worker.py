@@ -88,3 +88,10 @@ def test_facts_cross_in_a_handful_of_jpype_calls_not_one_per_fact(worker, sample
     facts = sum(len(f.references) + len(f.declarations) for f in result.files)
     assert facts > 500
     assert result.jpype_calls < len(result.files)
+
+
+def test_the_python_side_knows_the_indexer_version_the_jvm_reports(worker, samples):
+    from pybridge.worker import INDEXER_VERSION
+
+    worker.start()
+    assert worker.info["indexer_version"] == INDEXER_VERSION

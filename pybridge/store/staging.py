@@ -168,6 +168,38 @@ class Staging:
             self.files_added += 1
         return fv, reused
 
+    def reuse_generation(self, number: int) -> int:
+        """List every file version of published generation `number` in this one.
+
+        The no-change resync: when the inputs' fingerprint equals that
+        generation's, nothing is re-indexed and only the manifest is written.
+        Returns the number of files reused.
+        """
+        self._check_open()
+        conn = self._conn
+        try:
+            if not conn.in_transaction:
+                conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute("SELECT id FROM generations WHERE number = ? AND state = ?",
+                               (number, PUBLISHED)).fetchone()
+            if row is None:
+                raise StoreError(f"Generation {number} is not kept any more; sync with a full index.")
+            paths = [p for (p,) in conn.execute(
+                "SELECT f.path FROM manifest m JOIN file_versions f ON f.id = m.file_version_id"
+                " WHERE m.generation_id = ?", (row[0],))]
+            clash = self._paths.intersection(paths)
+            if clash:
+                raise StoreError(f"File {sorted(clash)[0]} was added twice to the same generation.")
+            conn.execute(
+                "INSERT INTO manifest (generation_id, file_version_id)"
+                " SELECT ?, file_version_id FROM manifest WHERE generation_id = ?", (self.generation_id, row[0]))
+            self._paths.update(paths)
+            self.files_reused += len(paths)
+        except sqlite3.Error as exc:
+            self._fail()
+            raise error(self._path, "written", exc) from exc
+        return len(paths)
+
     def publish(self, meta_updates: dict[str, Any] | None = None) -> int:
         """Make the staged generation current; returns its number.
 

@@ -23,7 +23,7 @@ from pybridge.sync import faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.lock import SyncLock
 from pybridge.sync.state import state_dir_for, store_path
-from pybridge.worker import IndexRequest, Worker
+from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
 
 Progress = Callable[[dict], None]
@@ -69,6 +69,40 @@ class SyncResult:
         }
 
 
+def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: float, timings: dict, root: Path,
+               state: Path, workspace) -> SyncResult:
+    """The no-change resync: a new generation with the previous one's file versions."""
+    say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(snap.files), "total": len(snap.files)})
+    with store.stage(snap.to_json(), meta) as staging:
+        t = time.perf_counter()
+        reused = staging.reuse_generation(previous.number)
+        timings["stage"] = time.perf_counter() - t
+        changed = snapshots.changes(snap)
+        if changed:
+            raise StaleSnapshotError(changed)
+        faults.hit("sync.before_publish")
+        old = previous.meta
+        duration = time.perf_counter() - t0
+        t = time.perf_counter()
+        number = staging.publish({
+            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "duration": round(duration, 3), "modules": old.get("modules", []),
+            "limitations": old.get("limitations", []), "module_ids": old.get("module_ids", []),
+            "reused_generation": previous.number,
+        })
+        timings["publish"] = time.perf_counter() - t
+    info = store.current_generation()
+    published = dict(info.meta.get("counts", {})) if info else {}
+    modules = old.get("modules", [])
+    counts = {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
+              "references": published.get("references", 0), "problems": published.get("problems", 0),
+              "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
+              "modules": len(workspace.modules), "symbols": published.get("declarations", 0),
+              "limitations": len(old.get("limitations", []))}
+    return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules,
+                      old.get("limitations", []), reused, timings)
+
+
 def git_head(root: Path) -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -80,8 +114,13 @@ def git_head(root: Path) -> str | None:
 
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
-         heap: str | None = None, maven_timeout: float = 300, keep: int = 3) -> SyncResult:
-    """Index the workspace at `root` and publish a new generation."""
+         heap: str | None = None, maven_timeout: float = 300, keep: int = 3, force: bool = False) -> SyncResult:
+    """Index the workspace at `root` and publish a new generation.
+
+    When every input (sources, POMs, classpath, releases, indexer version)
+    has the fingerprint of the current generation, nothing is re-indexed: the
+    new generation lists the same file versions (`force=True` re-indexes).
+    """
     say = progress or (lambda _event: None)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -96,8 +135,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         workspace = load_workspace(root)
         if own_worker:
             worker = Worker(**({"heap": heap} if heap else {}))
-        worker.start()
-        snap = snapshots.take(workspace, indexer_version=worker.info.get("indexer_version", ""))
+        snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
         timings["fingerprint"] = time.perf_counter() - t0
 
         t = time.perf_counter()
@@ -125,6 +163,10 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         try:
             commit = git_head(root)
             meta = {"commit": commit, "root": str(root)}
+            previous = store.current_generation()
+            if not force and previous is not None and \
+                    previous.snapshot.get("fingerprint") == snap.fingerprint():
+                return _republish(store, previous, snap, meta, say, t0, timings, root, state, workspace)
             with store.stage(snap.to_json(), meta) as staging:
                 done_before = 0
                 reused = 0
@@ -196,7 +238,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         finally:
             store.close()
         counts["modules"] = len(workspace.modules)
-        counts["symbols"] = published_counts.get("symbols", published_counts.get("declarations", 0))
+        counts["symbols"] = published_counts.get("declarations", 0)
         counts["limitations"] = len(limitations)
         return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules_meta,
                           limitations, reused, timings)
