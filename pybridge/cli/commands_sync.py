@@ -1,15 +1,15 @@
-"""`pybridge sync`: index a workspace and publish a generation, with a progress bar."""
+"""`pybridge sync`: index a workspace and publish a generation, with a progress bar.
+
+It runs the `sync` tool through the query facade, like the MCP server does.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import click
-
-from pybridge.errors import PybridgeError
 
 from pybridge.cli import main
 from pybridge.cli.options import state_dir_option
@@ -17,7 +17,7 @@ from pybridge.cli.options import state_dir_option
 
 @main.command("sync", help=(
     "Index the Maven workspace at PATH (default: the current directory) and publish a new generation. "
-    "Shows a progress bar, then a summary; --json prints the summary as JSON."))
+    "Shows a progress bar, then a summary; --json prints the sync tool's JSON result."))
 @click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @state_dir_option
 @click.option("--offline", is_flag=True, help="Never let Maven go online (default: offline first, online on failure).")
@@ -30,53 +30,46 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from pybridge.sync import sync
+    from pybridge.query import Facade
 
     err = Console(stderr=True)
     show_bar = err.is_terminal and not as_json
+    root = str(path.resolve())
+    facade = Facade([root], {root: state_dir} if state_dir else None, allow_online=not offline, heap=heap,
+                    wait=not no_wait)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not show_bar) as bar:
         task = bar.add_task("starting", total=None)
+        last = [""]
 
-        def on_progress(event: dict) -> None:
-            if event["phase"] == "index":
-                bar.update(task, description=f"indexing {event['module']} ({event['scope']})",
-                           completed=event["done"], total=event["total"])
-            else:
-                bar.update(task, description=event.get("message", event["phase"]))
-                if not show_bar and not as_json:
-                    err.print(f"[dim]{event.get('message', event['phase'])}[/dim]")
+        def on_progress(done: float, total: float | None, message: str) -> None:
+            bar.update(task, description=message, completed=done, total=total)
+            if not show_bar and not as_json and total is None and message != last[0]:
+                err.print(f"[dim]{message}[/dim]")
+            last[0] = message
 
         try:
-            result = sync(path, state_dir=state_dir, allow_online=not offline, wait=not no_wait,
-                          progress=on_progress, heap=heap)
-        except PybridgeError as error:
-            if as_json:
-                click.echo(json.dumps({"error": str(error), "code": error.code, **_jsonable(error.details)},
-                                      indent=2))
-                sys.exit(1)
-            raise click.ClickException(str(error)) from None
+            result, is_error = facade.call("sync", {}, on_progress)
+        finally:
+            facade.close()
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
-        return
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        sys.exit(1 if is_error else 0)
+    if is_error:
+        raise click.ClickException(result["error"])
     out = Console()
-    table = Table(title=f"generation {result.generation} of {result.root}", show_lines=False)
-    for column in ("module", "scope", "files", "complete", "references", "problems", "limitations"):
-        table.add_column(column, justify="right" if column not in ("module", "scope", "limitations") else "left",
+    table = Table(title=f"generation {result['generation']} of {root}")
+    for column in ("module", "scope", "files", "complete", "problems"):
+        table.add_column(column, justify="left" if column in ("module", "scope") else "right",
                          no_wrap=column == "module")
-    for m in result.modules:
-        table.add_row(m["module"], m["scope"], str(m["files"]), str(m["bindingComplete"]), str(m["references"]),
-                      str(m["problems"]), ", ".join(m["limitations"]) or "-")
+    for s in result["coverage"]["scopes"]:
+        table.add_row(s["module"], s["scope"], str(s["files"]), str(s["bindingComplete"]), str(s["problems"]))
     out.print(table)
-    c = result.counts
-    out.print(f"modules {c['modules']}  files {c['files']}  symbols {c['symbols']}  references {c['references']}  "
-              f"problems {c['problems']}  limitations {c['limitations']}  reused files {result.reused_files}  "
-              f"duration {result.duration_s:.1f}s  generation {result.generation}")
-    for lim in result.limitations:
+    c = result["counts"]
+    out.print(f"modules {c.get('modules')}  files {c.get('files')}  symbols {c.get('symbols')}  "
+              f"references {c.get('references')}  problems {c.get('problems')}  limitations "
+              f"{c.get('limitations')}  reused files {result['reusedFiles']}  duration "
+              f"{result['durationSeconds']:.1f}s  generation {result['generation']}")
+    for lim in result["limitations"]:
         where = f"{lim['module']} ({lim['scope']})" if lim.get("module") else "all modules"
         out.print(f"[yellow]limitation[/yellow] {lim['kind']}: {where}: {lim['message']}")
-
-
-def _jsonable(details: dict) -> dict:
-    return {k: v if isinstance(v, (str, int, float, bool, list, dict, type(None))) else str(v)
-            for k, v in details.items()}

@@ -545,9 +545,16 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public boolean visit(VariableDeclarationFragment node) {
         IVariableBinding v = node.resolveBinding();
-        decl(v, node.getName(), node);
         boolean field = node.getParent() instanceof FieldDeclaration;
-        if (field) push(v);
+        if (field) {
+            // The FieldDeclaration's own container (for its type) is on top: a field is declared by its type.
+            String fieldContainer = containers.pop();
+            decl(v, node.getName(), node);
+            containers.push(fieldContainer);
+            push(v);
+        } else {
+            decl(v, node.getName(), node);
+        }
         return true;
     }
 

@@ -1,0 +1,204 @@
+"""Symbol keys and cursors: short, URL-safe, authenticated tokens (DESIGN section 5).
+
+A *symbol key* names (workspace, generation, symbol id)::
+
+    base64url( 0x01 | tag[3] | varint(generation) | varint(symbol id) | mac[10] )
+
+`tag` names the workspace: the first bytes of an HMAC of the workspace's
+secret, so a key stays valid across server restarts and whatever order the
+workspaces are served in. `mac` is a truncated HMAC-SHA256, keyed with the
+secret, over the token's bytes *and the symbol's binding key*: a forged,
+garbled or truncated key is rejected, and a key can never be misread as
+another symbol (not even after the store was rebuilt with other ids).
+
+A *cursor* names (workspace, tool, generation, arguments, position)::
+
+    base64url( 0x02 | tag[3] | tool[1] | varint(generation) | args[6] | json(position) | mac[10] )
+
+`args` is a hash of the tool's validated arguments without the cursor, so
+a cursor used with other arguments is told apart from a garbled one.
+
+The secret is 32 random bytes in `<state>/secret` (mode 0600), created on
+first use; when the state folder is not writable a per-process secret is
+used, and keys then live as long as the process.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+KEY_VERSION = 1
+CURSOR_VERSION = 2
+TAG_LEN = 3
+MAC_LEN = 10
+ARGS_LEN = 6
+SECRET_LEN = 32
+TOOL_CODES = {"find_symbol": 1, "find_references": 2}
+
+_B64 = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class TokenError(ValueError):
+    """The token is not well formed (the caller turns it into invalid_key/invalid_cursor)."""
+
+
+def load_secret(state: Path) -> bytes:
+    """The workspace's secret, created (atomically, 0600) on first use."""
+    path = state / "secret"
+    try:
+        data = path.read_bytes()
+        if len(data) == SECRET_LEN:
+            return data
+    except FileNotFoundError:
+        pass
+    fresh = secrets.token_bytes(SECRET_LEN)
+    tmp = state / f"secret.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, fresh)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)        # fails when another process won the race: use theirs
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+    data = path.read_bytes()
+    if len(data) != SECRET_LEN:
+        raise OSError(f"{path} does not hold a {SECRET_LEN}-byte secret; delete it")
+    return data
+
+
+def workspace_tag(secret: bytes) -> bytes:
+    return hmac.new(secret, b"pybridge workspace tag", hashlib.sha256).digest()[:TAG_LEN]
+
+
+def _mac(secret: bytes, purpose: bytes, body: bytes, extra: bytes = b"") -> bytes:
+    return hmac.new(secret, purpose + body + b"\0" + extra, hashlib.sha256).digest()[:MAC_LEN]
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _read_varint(data: bytes, i: int) -> tuple[int, int]:
+    n = shift = 0
+    for _ in range(9):
+        if i >= len(data):
+            raise TokenError("truncated")
+        byte = data[i]
+        i += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return n, i
+    raise TokenError("number too long")
+
+
+def _encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _decode(token: str) -> bytes:
+    if not isinstance(token, str) or not _B64.fullmatch(token) or len(token) % 4 == 1:
+        raise TokenError("not base64url")
+    try:
+        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise TokenError("not base64url") from exc
+
+
+def _binding(key: str) -> bytes:
+    return key.encode("utf-8", "surrogatepass")
+
+
+@dataclass(frozen=True)
+class ParsedKey:
+    tag: bytes
+    generation: int
+    symbol_id: int
+    body: bytes
+    mac: bytes
+
+    def verify(self, secret: bytes, binding_key: str) -> bool:
+        return hmac.compare_digest(self.mac, _mac(secret, b"K", self.body, _binding(binding_key)))
+
+
+def make_key(secret: bytes, generation: int, symbol_id: int, binding_key: str) -> str:
+    body = bytes([KEY_VERSION]) + workspace_tag(secret) + _varint(generation) + _varint(symbol_id)
+    return _encode(body + _mac(secret, b"K", body, _binding(binding_key)))
+
+
+def parse_key(token: str) -> ParsedKey:
+    data = _decode(token)
+    if len(data) < 1 + TAG_LEN + 2 + MAC_LEN or data[0] != KEY_VERSION:
+        raise TokenError("not a symbol key")
+    body, mac = data[:-MAC_LEN], data[-MAC_LEN:]
+    generation, i = _read_varint(body, 1 + TAG_LEN)
+    symbol_id, i = _read_varint(body, i)
+    if i != len(body):
+        raise TokenError("trailing bytes")
+    return ParsedKey(body[1:1 + TAG_LEN], generation, symbol_id, body, mac)
+
+
+def args_hash(tool: str, args: dict[str, Any]) -> bytes:
+    canonical = json.dumps([tool, args], sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("ascii")).digest()[:ARGS_LEN]
+
+
+@dataclass(frozen=True)
+class ParsedCursor:
+    tag: bytes
+    tool: int
+    generation: int
+    args: bytes
+    position: Any
+    body: bytes
+    mac: bytes
+
+    def verify(self, secret: bytes) -> bool:
+        return hmac.compare_digest(self.mac, _mac(secret, b"C", self.body))
+
+
+def make_cursor(secret: bytes, tool: str, generation: int, args: bytes, position: Any) -> str:
+    body = (bytes([CURSOR_VERSION]) + workspace_tag(secret) + bytes([TOOL_CODES[tool]])
+            + _varint(generation) + args
+            + json.dumps(position, ensure_ascii=True, separators=(",", ":")).encode("ascii"))
+    return _encode(body + _mac(secret, b"C", body))
+
+
+def parse_cursor(token: str) -> ParsedCursor:
+    data = _decode(token)
+    if len(data) < 1 + TAG_LEN + 1 + 1 + ARGS_LEN + 1 + MAC_LEN or data[0] != CURSOR_VERSION:
+        raise TokenError("not a cursor")
+    body, mac = data[:-MAC_LEN], data[-MAC_LEN:]
+    tag, tool = body[1:1 + TAG_LEN], body[1 + TAG_LEN]
+    generation, i = _read_varint(body, 2 + TAG_LEN)
+    args, rest = body[i:i + ARGS_LEN], body[i + ARGS_LEN:]
+    if len(args) != ARGS_LEN:
+        raise TokenError("truncated")
+    try:
+        position = json.loads(rest.decode("ascii"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise TokenError("garbled position") from exc
+    return ParsedCursor(tag, tool, generation, args, position, body, mac)

@@ -1,0 +1,205 @@
+"""Names to symbols: the one resolver of the name tools and `find_symbol` (DESIGN section 7).
+
+Forms, tried in this order:
+
+- a full SCIP symbol, `scip-java maven <groupId>/<artifactId> <version> <descriptor>`
+  (`.` for an unknown package; the version is not compared), or a bare
+  descriptor such as `com/acme/Greeter#greet().`;
+- a path form, `src/main/java/com/acme/Greeter.java#greet` (the path may be
+  shortened to its last segments, `Greeter.java#greet`; the member part takes
+  every form below; empty, it names the file's primary type);
+- one overload, `greet(String)`, `Greeter.greet(String, int)`, `Box(T)`,
+  `sum(int...)`: the parameter list is compared with the declaration's
+  display, ignoring spaces, packages (`java.lang.String` = `String`), type
+  arguments, and `...` versus `[]`;
+- a qualified name, `Greeter.greet` or `com.acme.Greeter.greet` (`$` and a
+  Javadoc-style `#` are read as `.`), matched at segment boundaries, an
+  exact dotted path winning over longer ones that end with it;
+- a simple name.
+
+Names resolve among types, methods, constructors, fields, enum constants and
+record components. A type's name does not also name its constructors (they
+are `Circle(double)` or `Circle.Circle`). One symbol may have several
+declaration rows (a class declared in two modules with one binding key).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pybridge.store import DeclRow
+
+from .errors import QueryError, invalid, show
+from .source import workspace_path
+from .view import CALLABLE_KINDS, TYPE_KINDS, View, qualified
+
+SHOWN_CANDIDATES = 20
+_SEGMENT = re.compile(r"[^\W\d][\w$]*", re.UNICODE)
+_OVERLOAD = re.compile(r"^(?P<name>[^()]*?)\s*\((?P<params>[^()]*)\)\s*$")
+
+
+@dataclass
+class Resolved:
+    symbol_id: int
+    decls: list[DeclRow]          # every declaration row of the symbol (one, nearly always)
+    changed: bool                 # the input is not the symbol's own dotted path or SCIP symbol
+
+    @property
+    def decl(self) -> DeclRow:
+        return self.decls[0]
+
+
+def _strip_generics(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, re.sub(r"<[^<>]*>", "", text)
+    return text
+
+
+def _param(text: str) -> str:
+    text = _strip_generics(text).replace(" ", "").replace("...", "[]")
+    base = text.split("[", 1)
+    simple = base[0].rsplit(".", 1)[-1]
+    return simple + ("[" + base[1] if len(base) > 1 else "")
+
+
+def params_match(display: str, params: str) -> bool:
+    m = _OVERLOAD.match(display or "")
+    if m is None:
+        return False
+    want = [_param(p) for p in params.split(",")] if params.strip() else []
+    have = [_param(p) for p in m.group("params").split(",")] if m.group("params").strip() else []
+    return want == have
+
+
+def _name(text: str) -> str:
+    """A qualified or simple Java name, `$`/`#` read as `.`; invalid_argument otherwise."""
+    name = _strip_generics(text).replace("$", ".").replace("#", ".").strip()
+    parts = name.split(".")
+    if not name or not all(_SEGMENT.fullmatch(p) for p in parts):
+        raise invalid(f"{show(text)} is not a Java name. Use a simple name (`greet`), a qualified "
+                      f"name (`Greeter.greet`), an overload (`greet(String)`), a path form "
+                      f"(`src/main/java/com/acme/Greeter.java#greet`) or a SCIP symbol.",
+                      field="symbol")
+    return name
+
+
+def _by_name(view: View, text: str) -> list[DeclRow]:
+    params = None
+    m = _OVERLOAD.match(text)
+    if m is not None:
+        text, params = m.group("name"), m.group("params")
+    name = _name(text)
+    rows = view.r.declarations(dotted=name) if "." in name else view.r.declarations(name=name)
+    if params is not None:
+        rows = [d for d in rows if d.kind in CALLABLE_KINDS and params_match(d.display, params)]
+    if "." in name:
+        exact = [d for d in rows if d.dotted == name]
+        rows = exact or rows
+    return rows
+
+
+def _by_scip(view: View, text: str) -> list[DeclRow]:
+    parts = text.split(" ", 4)
+    if parts[0] in ("scip-java", "semanticdb") and len(parts) == 5:
+        package, descriptor = parts[2], parts[4]
+    elif parts[0] in ("scip-java", "semanticdb"):
+        raise invalid(f"{show(text)} is not a full SCIP symbol: expected `scip-java maven "
+                      f"<groupId>/<artifactId> <version> <descriptor>`.", field="symbol")
+    else:
+        package, descriptor = ".", text
+    rows = view.r.declarations(scip=descriptor)
+    if package != ".":
+        rows = [d for d in rows if d.module.replace(":", "/", 1) == package]
+    return rows
+
+
+def _by_path(view: View, text: str) -> list[DeclRow]:
+    path_text, member = text.split("#", 1)
+    rel = workspace_path(view.ws.spellings, path_text.strip())
+    if not member.strip():
+        stem = rel.rsplit("/", 1)[-1][:-len(".java")]
+        rows = [d for d in view.r.declarations(name=stem) if d.kind in TYPE_KINDS]
+    else:
+        rows = _by_name(view, member.strip())
+    return [d for d in rows if d.path == rel or d.path.endswith("/" + rel)]
+
+
+def _looks_scip(text: str) -> bool:
+    if text.startswith(("scip-java ", "semanticdb ")):
+        return True
+    if ".java#" in text or text.endswith(".java"):
+        return False
+    return (text.endswith(("#", ").")) or "`" in text or ("/" in text and "#" in text)
+            or (text.endswith(".") and "#" in text))
+
+
+def lookup(view: View, text: str) -> list[DeclRow]:
+    """Every declaration row the text names, in store order (path, position)."""
+    text = text.strip()
+    if not text:
+        raise invalid("The name is empty; pass a symbol name such as `Greeter.greet`.", field="symbol")
+    if text.startswith("local "):
+        raise QueryError("not_found", f"{show(text)} names a local or parameter, and names resolve "
+                         f"among types, methods, constructors, fields, enum constants and record "
+                         f"components; reach locals with symbol_at on their name.")
+    if _looks_scip(text):
+        return _by_scip(view, text)
+    head, sep, _ = text.partition("#")
+    if sep and head.strip().endswith(".java"):
+        return _by_path(view, text)
+    if text.endswith(".java") and "/" in text:
+        return _by_path(view, text + "#")
+    return _by_name(view, text)
+
+
+def group(rows: list[DeclRow]) -> dict[int, list[DeclRow]]:
+    """Rows by symbol, minus the constructors of a type that is itself named."""
+    types = {d.key for d in rows if d.kind in TYPE_KINDS}
+    kept = [d for d in rows if not (d.kind == "CONSTRUCTOR" and d.container_key in types)]
+    out: dict[int, list[DeclRow]] = {}
+    for d in kept:
+        out.setdefault(d.symbol_id, []).append(d)
+    return out
+
+
+def candidate(view: View, d: DeclRow) -> dict:
+    return {"symbol": view.scip(d.scip, d.module), "dottedPath": d.dotted, "kind": d.kind,
+            "display": qualified(d.dotted, d.display, d.kind), "path": d.path,
+            "line": d.name_span.start_line, "repo": view.ws.slug}
+
+
+def resolve(view: View, text: str) -> Resolved | None:
+    """The one symbol `text` names in this workspace; None when it names nothing here.
+    Several symbols raise `ambiguous` with candidates."""
+    groups = group(lookup(view, text))
+    if not groups:
+        return None
+    if len(groups) > 1:
+        raise ambiguous(text, [candidate(view, rows[0]) for rows in groups.values()])
+    sid, rows = next(iter(groups.items()))
+    d = rows[0]
+    forms = {d.dotted, view.scip(d.scip, d.module), d.scip, qualified(d.dotted, d.display, d.kind)}
+    return Resolved(sid, rows, changed=text.strip() not in forms)
+
+
+def ambiguous(text: str, candidates: list[dict], total: int | None = None) -> QueryError:
+    example = next((c["display"] for c in candidates if c.get("display")), None)
+    hint = f", e.g. `{example}`" if example else ""
+    return QueryError(
+        "ambiguous",
+        f"{show(text)} names {total or len(candidates)} declarations; ask again with one "
+        f"candidate's qualified name and parameter list{hint}, or its full `symbol`.",
+        candidates=candidates[:SHOWN_CANDIDATES], candidateTotal=total or len(candidates),
+    )
+
+
+def not_found(text: str, where: str) -> QueryError:
+    return QueryError(
+        "not_found",
+        f"Nothing named {show(text)} is declared in {where}. Names are exact and case-sensitive "
+        f"and resolve among types, methods, constructors, fields, enum constants and record "
+        f"components: check the spelling, search with find_symbol, or reach parameters and "
+        f"locals with symbol_at.",
+    )

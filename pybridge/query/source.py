@@ -1,0 +1,135 @@
+"""Paths, positions and source lines: the one place that checks them.
+
+- `workspace_path` turns a path argument (relative to the root, or absolute
+  inside it) into a workspace-relative POSIX path without touching the file
+  system; a path outside the workspace is an `invalid_argument` error and is
+  never read.
+- `check_position` validates an LSP position (0-based line, 0-based UTF-16
+  character) against a file's lines; its message names the valid range.
+- `Sources` reads the lines of source files that the published generation
+  lists (never anything else), decoded with the module's encoding, split on
+  `\\n`, `\\r\\n` and `\\r` as the compiler counts lines, and caches a few.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from .errors import invalid, show
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CACHE_FILES = 64
+MAX_CONTEXT = 1000   # characters of a source line shown as context
+
+
+def workspace_path(roots: tuple[str, ...], text: str) -> str:
+    """The workspace-relative path named by `text`; `roots` are the root's spellings
+    (as given, resolved), absolute and normalized."""
+    if "\0" in text or not text.strip():
+        raise invalid(f"path {show(text)} is not a file path; pass a path relative to the workspace "
+                      f"root, e.g. src/main/java/com/acme/Greeter.java.", field="path")
+    if os.path.isabs(text):
+        absolute = os.path.normpath(text)
+        for root in roots:
+            if absolute.startswith(root.rstrip("/") + "/"):
+                return posixpath.normpath(os.path.relpath(absolute, root))
+        raise invalid(f"path {show(text)} is outside the workspace {roots[0]}; pass a path inside it "
+                      f"(relative to the root, or absolute under it).", field="path")
+    rel = posixpath.normpath(text)
+    if rel == "." or rel == ".." or rel.startswith("../"):
+        raise invalid(f"path {show(text)} is outside the workspace {roots[0]}; pass a path inside it "
+                      f"(relative to the root, or absolute under it).", field="path")
+    return rel
+
+
+def utf16_len(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def codepoints(text: str, utf16: int) -> int:
+    """How many code points of `text` make its first `utf16` UTF-16 code units."""
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= utf16:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(text)
+
+
+def check_position(path: str, lines: list[str] | None, line: int, character: int) -> None:
+    """The one check of an LSP position; raises invalid_argument naming the valid range."""
+    if lines is None:
+        if line < 0 or character < 0 or line > 2**31 or character > 2**31:
+            raise invalid(f"line and character are 0-based and non-negative (got line {line}, "
+                          f"character {character}).", field="line" if line < 0 or line > 2**31
+                          else "character")
+        return
+    if not 0 <= line < len(lines):
+        raise invalid(f"line {line} is outside {path}: lines are 0-based, from 0 to "
+                      f"{len(lines) - 1} in this file.", field="line")
+    width = utf16_len(lines[line])
+    if not 0 <= character <= width:
+        raise invalid(f"character {character} is outside line {line} of {path}: characters are "
+                      f"0-based UTF-16 code units, from 0 to {width} on this line.", field="character")
+
+
+class Sources:
+    """Source lines of the generation's files, read from the workspace."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+
+    def lines(self, rel: str, encoding: str = "UTF-8") -> list[str] | None:
+        """The file's lines without line breaks; None when it cannot be read or
+        resolves outside the workspace (a symlink pointing away)."""
+        full = self.root / rel
+        try:
+            real = full.resolve()
+            if not real.is_relative_to(self.root):
+                return None
+            st = os.stat(real)
+        except (OSError, RuntimeError, ValueError):
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        with self._lock:
+            hit = self._cache.get(rel)
+            if hit and hit[0] == stamp:
+                self._cache.move_to_end(rel)
+                return hit[1]
+        try:
+            data = real.read_bytes()
+        except OSError:
+            return None
+        try:
+            text = data.decode(encoding, errors="replace")
+        except LookupError:   # an encoding Python does not know
+            text = data.decode("utf-8", errors="replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        lines = _LINE_BREAK.split(text)
+        with self._lock:
+            self._cache[rel] = (stamp, lines)
+            self._cache.move_to_end(rel)
+            while len(self._cache) > _CACHE_FILES:
+                self._cache.popitem(last=False)
+        return lines
+
+    def line(self, rel: str, line: int, encoding: str = "UTF-8") -> str | None:
+        lines = self.lines(rel, encoding)
+        if lines is None or not 0 <= line < len(lines):
+            return None
+        return lines[line]
+
+
+def context(text: str | None) -> str | None:
+    """A source line as shown in answers: verbatim, cut at MAX_CONTEXT characters."""
+    if text is None or len(text) <= MAX_CONTEXT:
+        return text
+    return text[:MAX_CONTEXT] + "…"

@@ -1,0 +1,166 @@
+"""sync and status.
+
+Results (plus the freshness envelope)::
+
+    sync    {"repo", "generation", "durationSeconds", "reusedFiles",
+             "counts": {"files", "declarations", "references", "problems",
+                        "filesNotBindingComplete", "modules", "symbols", "limitations"},
+             "coverage": {"bindingComplete": bool, "scopes": [{"module", "scope", "files",
+                          "bindingComplete", "problems"}]},
+             "limitations": [{"kind", "module", "scope", "message"}]}
+    status  {"repo", "root", "stateDir", "synced", "generation" (null before the first sync),
+             "generations" (kept, newest first), "modules": [{"module", "groupId",
+             "artifactId", "version", "release", "encoding", "scopes"}],
+             "scopes": [{"module", "scope", "files", "bindingComplete", "failedFiles",
+             "references", "problems", "limitations"}], "counts", "limitations", "hint"?}
+
+`status` without `repo` while several workspaces are served answers
+`{"workspaces": [status…]}` plus a combined envelope (stale when any is).
+
+`status` of a never-synced workspace is an answer, not an error: `synced`
+false, `generation` null, a `hint` to call sync, and a stale envelope. A
+failed sync is `sync_failed` (`stale_snapshot` when files changed while it
+ran); the previous generation stays served either way.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pybridge.errors import PybridgeError
+from pybridge.sync import StaleSnapshotError, sync
+
+from .errors import QueryError
+from .freshness import combine, envelope
+from .models import StatusArgs, SyncArgs
+from .tools_exact import viewing
+from .workspace import Served, Workspaces
+
+log = logging.getLogger("pybridge.query")
+Progress = Callable[[float, "float | None", str], None]
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+
+
+def _progress_adapter(progress: Progress | None) -> Callable[[dict], None]:
+    state = {"done": 0.0, "total": None}
+
+    def on_event(event: dict) -> None:
+        if progress is None:
+            return
+        try:
+            if event.get("phase") == "index":
+                state["done"] = max(state["done"], float(event.get("done") or 0))
+                state["total"] = float(event["total"]) if event.get("total") else state["total"]
+                message = (f"indexing {event.get('module')} ({event.get('scope')}): "
+                           f"{int(state['done'])}/{int(state['total'] or 0)} files")
+            else:
+                if event.get("phase") in ("check", "publish") and state["total"] is not None:
+                    state["done"] = state["total"]
+                message = str(event.get("message") or event.get("phase") or "syncing")
+            progress(state["done"], state["total"], message)
+        except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
+            log.debug("progress callback failed", exc_info=True)
+
+    return on_event
+
+
+def sync_tool(spaces: Workspaces, a: SyncArgs, progress: Progress | None, *,
+              allow_online: bool, heap: str | None, worker: Any, wait: bool = True) -> dict:
+    ws = spaces.pick(a.repo)
+    try:
+        return _sync(ws, progress, allow_online=allow_online, heap=heap, worker=worker, wait=wait)
+    finally:
+        ws.freshness.invalidate()    # whatever happened, the next answer checks the files anew
+
+
+def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: str | None,
+          worker: Any, wait: bool) -> dict:
+    try:
+        result = sync(ws.root, state_dir=ws.state, allow_online=allow_online, wait=wait,
+                      progress=_progress_adapter(progress), worker=worker, heap=heap)
+    except StaleSnapshotError as exc:
+        raise QueryError("stale_snapshot", exc.message, changed=list(exc.changed),
+                         hint="wait until the edits are done, then call sync again") from exc
+    except PybridgeError as exc:
+        raise QueryError("sync_failed", f"The sync of {ws.slug} failed: {exc.message} The previous "
+                         f"generation, if any, is still served.",
+                         cause=getattr(exc, "cause", None) or type(exc).__name__) from exc
+    except Exception as exc:  # noqa: BLE001 - whatever broke, the caller gets an answer
+        log.exception("sync of %s failed", ws.root)
+        raise QueryError("sync_failed", f"The sync of {ws.slug} failed unexpectedly "
+                         f"({type(exc).__name__}: {exc}); the previous generation, if any, is still "
+                         f"served. Retry; if it persists, report it.") from exc
+    scopes = [{"module": m["module"], "scope": m["scope"], "files": m["files"],
+               "bindingComplete": m["bindingComplete"], "problems": m["problems"]}
+              for m in result.modules]
+    with viewing(ws) as v:
+        env = v.envelope()
+    return {
+        "repo": ws.slug,
+        "generation": result.generation,
+        "durationSeconds": round(result.duration_s, 3),
+        "reusedFiles": result.reused_files,
+        "counts": {_camel(k): v for k, v in result.counts.items()},
+        "coverage": {"bindingComplete": all(s["files"] == s["bindingComplete"] for s in scopes),
+                     "scopes": scopes},
+        "limitations": [{k: lim.get(k) for k in ("kind", "module", "scope", "message")}
+                        for lim in result.limitations],
+        **env,
+    }
+
+
+def status(spaces: Workspaces, a: StatusArgs) -> dict:
+    if a.repo is None and len(spaces.served) > 1:
+        each = [_status(ws) for ws in spaces.served]
+        return {"workspaces": each, **combine(each)}
+    return _status(spaces.pick(a.repo))
+
+
+def _status(ws: Served) -> dict:
+    base = {"repo": ws.slug, "root": str(ws.root), "stateDir": str(ws.state)}
+    if ws.current() is None:
+        return {**base, "synced": False, "generation": None, "generations": [], "modules": [],
+                "scopes": [], "counts": {}, "limitations": [],
+                "hint": f"{ws.slug} has not been synced yet: call sync (repo {ws.slug!r}) to index it.",
+                **envelope(None, None)}
+    with viewing(ws) as v:
+        meta = v.gen.meta
+        coords = ws.coordinates(v.gen)
+        per_scope = [m for m in meta.get("modules") or [] if isinstance(m, dict)]
+        failed = {(ms.module, ms.scope): ms.failed_files for ms in v.r.module_scopes()}
+        modules = []
+        for mid, (_package, version) in coords.items():
+            mine = [m for m in per_scope if m.get("module") == mid]
+            group, _, artifact = mid.partition(":")
+            modules.append({
+                "module": mid, "groupId": group, "artifactId": artifact,
+                "version": None if version == "." else version,
+                "release": mine[0].get("release") if mine else None,
+                "encoding": mine[0].get("encoding") if mine else None,
+                "scopes": [m.get("scope") for m in mine],
+            })
+        scopes = [{
+            "module": m.get("module"), "scope": m.get("scope"), "files": m.get("files"),
+            "bindingComplete": m.get("bindingComplete"),
+            "failedFiles": failed.get((m.get("module"), m.get("scope")), 0),
+            "references": m.get("references"), "problems": m.get("problems"),
+            "limitations": m.get("limitations") or [],
+        } for m in per_scope]
+        env = v.envelope()
+        out = {
+            **base, "synced": True, "generation": v.gen.number,
+            "generations": ws.generations(), "publishedAt": v.gen.published_at,
+            "modules": modules, "scopes": scopes,
+            "counts": {_camel(k): n for k, n in (meta.get("counts") or {}).items()},
+            "limitations": v.limitations(),
+        }
+        if env["stale"]:
+            out["hint"] = (f"Files changed since generation {v.gen.number}: call sync to index them; "
+                           f"until then exact tools (find_references, symbol_at) refuse to answer.")
+        return {**out, **env}

@@ -1,0 +1,222 @@
+"""One tool call's view of one workspace: a pinned reader plus the JSON shapes.
+
+Shapes (camelCase, ranges as in LSP)::
+
+    range    {"start": {"line", "character"}, "end": {"line", "character"}}
+    symbol   {"symbolKey", "symbol" (SCIP), "dottedPath", "name", "display", "kind",
+              "module", "scope", "external",
+              "declaration": {"path", "range" (the name), "fullRange"} | null}
+    summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
+    reference {"path", "range", "kind", "module", "scope", "container": summary | null,
+               "context" (the source line), "javadoc", "import"}
+
+SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
+<descriptor>` for declarations of the workspace (coordinates of the declaring
+module), `scip-java maven . . <descriptor>` for library and JDK symbols, and
+`local N` as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
+from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
+
+from . import keys
+from .errors import invalid, show
+from .freshness import Check, envelope, require_fresh
+from .source import context
+from .workspace import Served
+
+TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
+CALLABLE_KINDS = frozenset({"METHOD", "CONSTRUCTOR"})
+ALWAYS = {"kind": "reflection_not_tracked", "module": None, "scope": None,
+          "message": "Uses through reflection (Class.forName, method handles, frameworks that wire by "
+                     "name) are not references the compiler sees."}
+
+
+def rng(span: Span) -> dict:
+    return {"start": {"line": span.start_line, "character": span.start_char},
+            "end": {"line": span.end_line, "character": span.end_char}}
+
+
+def qualified(dotted: str | None, display: str | None, kind: str | None) -> str | None:
+    """`com.acme.Greeter.greet(String)` for methods and constructors, the dotted path otherwise."""
+    if kind in CALLABLE_KINDS and dotted and display and "(" in display:
+        parent = dotted.rsplit(".", 1)[0] if "." in dotted else ""
+        return f"{parent}.{display}" if parent else display
+    return dotted
+
+
+class View:
+    """A reader pinned to the current generation, and what answers are built from."""
+
+    def __init__(self, ws: Served, reader: Reader) -> None:
+        self.ws = ws
+        self.r = reader
+        self.gen = reader.generation
+        self._check: Check | None = None
+        self._coords: dict[str, tuple[str, str]] | None = None
+        self._decls: dict[int, DeclRow | None] = {}
+
+    # freshness ---------------------------------------------------------------
+
+    def check(self) -> Check:
+        if self._check is None:
+            self._check = self.ws.freshness.check(self.gen)
+        return self._check
+
+    def envelope(self) -> dict:
+        return envelope(self.gen, self.check())
+
+    def require_fresh(self) -> None:
+        require_fresh(self.ws.slug, self.check())
+
+    # keys and SCIP -----------------------------------------------------------
+
+    def key(self, symbol_id: int, binding_key: str) -> str:
+        return keys.make_key(self.ws.secret(), self.gen.number, symbol_id, binding_key)
+
+    def scip(self, descriptor: str | None, module: str | None) -> str | None:
+        if not descriptor:
+            return None
+        if descriptor.startswith("local "):
+            return descriptor
+        if module is None:
+            return f"scip-java maven . . {descriptor}"
+        if self._coords is None:
+            self._coords = self.ws.coordinates(self.gen)
+        package, version = self._coords.get(module, (module.replace(":", "/", 1), "."))
+        return f"scip-java maven {package} {version} {descriptor}"
+
+    # symbols -----------------------------------------------------------------
+
+    def first_decls(self, ids: Iterable[int]) -> dict[int, DeclRow | None]:
+        """The first declaration of each symbol in this generation (None: not declared)."""
+        missing = sorted({i for i in ids if i not in self._decls})
+        for i in range(0, len(missing), 400):
+            chunk = missing[i:i + 400]
+            for d in self.r.declarations(symbol=chunk):
+                self._decls.setdefault(d.symbol_id, d)
+            for sid in chunk:
+                self._decls.setdefault(sid, None)
+        return {i: self._decls.get(i) for i in ids}
+
+    def symbol(self, d: DeclRow) -> dict:
+        """The full symbol object of a declaration."""
+        return {
+            "symbolKey": self.key(d.symbol_id, d.key),
+            "symbol": self.scip(d.scip, d.module),
+            "dottedPath": d.dotted,
+            "name": d.name,
+            "display": d.display or d.name,
+            "kind": d.kind,
+            "module": d.module,
+            "scope": d.scope,
+            "external": False,
+            "declaration": {"path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span)},
+        }
+
+    def symbol_of(self, info: SymbolInfo) -> dict:
+        """The full symbol object of a symbol row (declared here, or library/JDK)."""
+        d = self.first_decls([info.id])[info.id]
+        if d is not None:
+            return self.symbol(d)
+        return {
+            "symbolKey": self.key(info.id, info.key),
+            "symbol": self.scip(info.scip, None),
+            "dottedPath": info.dotted,
+            "name": info.name,
+            "display": info.display or info.name,
+            "kind": info.kind,
+            "module": None,
+            "scope": None,
+            "external": info.external,
+            "declaration": None,
+        }
+
+    def summaries(self, ids: Iterable[int], modules: dict[int, str] | None = None) -> dict[int, dict]:
+        """Short symbol objects; `modules` gives the declaring module where known
+        (a container is declared in its reference's module)."""
+        ids = {i for i in ids if i is not None}
+        modules = dict(modules or {})
+        unknown = [i for i in ids if i not in modules]
+        for sid, d in self.first_decls(unknown).items():
+            if d is not None:
+                modules[sid] = d.module
+        infos = self.r.symbols(ids)
+        out = {}
+        for sid, info in infos.items():
+            d = self._decls.get(sid)
+            display = (d.display if d else None) or info.display or info.name
+            out[sid] = {
+                "symbolKey": self.key(sid, info.key),
+                "symbol": self.scip(d.scip if d else info.scip, modules.get(sid)),
+                "dottedPath": d.dotted if d else info.dotted,
+                "display": display,
+                "kind": d.kind if d else info.kind,
+            }
+        return out
+
+    # references --------------------------------------------------------------
+
+    def line_text(self, path: str, module: str, line: int) -> str | None:
+        return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
+
+    def references(self, rows: list[RefRow]) -> list[dict]:
+        containers = self.summaries({r.container_id for r in rows if r.container_id},
+                                    {r.container_id: r.module for r in rows if r.container_id})
+        return [{
+            "path": r.path,
+            "range": rng(r.span),
+            "kind": r.kind,
+            "module": r.module,
+            "scope": r.scope,
+            "container": containers.get(r.container_id) if r.container_id else None,
+            "context": context(self.line_text(r.path, r.module, r.span.start_line)),
+            "javadoc": bool(r.flags & REF_IN_JAVADOC),
+            "import": bool(r.flags & REF_IN_IMPORT),
+        } for r in rows]
+
+    def definition(self, d: DeclRow) -> dict:
+        """A declaration site shaped like a reference (kind `definition`)."""
+        return {
+            "path": d.path, "range": rng(d.name_span), "kind": "definition", "module": d.module,
+            "scope": d.scope, "container": None,
+            "context": context(self.line_text(d.path, d.module, d.name_span.start_line)),
+            "javadoc": False, "import": False,
+        }
+
+    # modules and limitations -------------------------------------------------
+
+    def modules(self) -> list[str]:
+        ids = [m.module for m in self.r.module_scopes()]
+        return list(dict.fromkeys(ids))
+
+    def module_arg(self, text: str | None) -> str | None:
+        """A module argument: an id, or an artifactId naming one module."""
+        if text is None:
+            return None
+        known = self.modules()
+        if text in known:
+            return text
+        by_artifact = [m for m in known if m.split(":", 1)[-1] == text]
+        if len(by_artifact) == 1:
+            return by_artifact[0]
+        raise invalid(f"module {show(text)} has no sources in generation {self.gen.number} of "
+                      f"{self.ws.slug}; use one of: {', '.join(known) or '(none)'}.", field="module")
+
+    def limitations(self, module: str | None = None, scope: str | None = None) -> list[dict]:
+        out = []
+        for lim in self.gen.meta.get("limitations") or []:
+            if not isinstance(lim, dict):
+                continue
+            if module is not None and lim.get("module") not in (None, module):
+                continue
+            if scope is not None and lim.get("scope") not in (None, scope):
+                continue
+            out.append({k: lim.get(k) for k in ("kind", "module", "scope", "message")})
+        if not any(lim["kind"] == "reflection_not_tracked" for lim in out):
+            out.append(dict(ALWAYS))
+        return out

@@ -1,0 +1,119 @@
+"""The CLI: `pybridge tool` prints exactly the tools' JSON; the short commands print readable text."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from pybridge.cli import main
+from pybridge.query import Facade
+from pybridge.sync import sync
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def kitchen(tmp_path_factory, samples, worker):
+    base = tmp_path_factory.mktemp("cli")
+    root = base / "kitchen-sink"
+    shutil.copytree(samples / "kitchen-sink", root)
+    state = base / "state"
+    sync(root, state_dir=state, worker=worker)
+    return root, state
+
+
+def run(*args: str, cwd: Path, state: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYBRIDGE_STATE_DIR": str(state)}
+    return subprocess.run([sys.executable, "-m", "pybridge.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _without_clock(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "checked_at"}
+
+
+def test_tool_prints_exactly_the_json_result_of_the_tool(kitchen):
+    root, state = kitchen
+    out = run("tool", "find_symbol", '{"query": "Counter.count"}', cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    with Facade([root], {root: state}) as facade:
+        expected, is_error = facade.call("find_symbol", {"query": "Counter.count"})
+    assert not is_error
+    assert _without_clock(json.loads(out.stdout)) == _without_clock(expected)
+
+
+def test_tool_with_arguments_that_are_not_json_is_an_invalid_argument_error(kitchen):
+    root, state = kitchen
+    out = run("tool", "find_symbol", "{query", cwd=root, state=state)
+    assert out.returncode == 1
+    assert json.loads(out.stdout)["code"] == "invalid_argument"
+
+
+def test_refs_prints_one_line_per_occurrence_with_editor_positions(kitchen):
+    root, state = kitchen
+    out = run("refs", "Counter.count", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    lines = [" ".join(line.split()) for line in out.stdout.splitlines()]
+    assert lines == [
+        "FIELD com.acme.kitchen.Counter.count: 7 occurrences",
+        "src/main/java/com/acme/kitchen/Counter.java:12:17 definition in -",
+        "src/main/java/com/acme/kitchen/Counter.java:17:9 read_write in com.acme.kitchen.Counter.add",
+        "src/main/java/com/acme/kitchen/Counter.java:40:9 read_write in com.acme.kitchen.Counter.step",
+        "src/main/java/com/acme/kitchen/Counter.java:41:9 read_write in com.acme.kitchen.Counter.step",
+        "src/main/java/com/acme/kitchen/Counter.java:42:11 read_write in com.acme.kitchen.Counter.step",
+        "src/main/java/com/acme/kitchen/Counter.java:43:21 read in com.acme.kitchen.Counter.step",
+        "src/main/java/com/acme/kitchen/Counter.java:62:16 read in com.acme.kitchen.Counter.getCount",
+    ]
+
+
+def test_a_short_command_with_json_prints_the_tool_result_and_errors_exit_1(kitchen):
+    root, state = kitchen
+    out = run("def", "NoSuchSymbol", "--json", cwd=root, state=state)
+    assert out.returncode == 1
+    assert json.loads(out.stdout)["code"] == "not_found"
+
+
+def test_every_command_and_option_has_help_text():
+    missing = []
+    for name, command in main.commands.items():
+        if not command.help:
+            missing.append(name)
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.help:
+                missing.append(f"{name} {param.opts[0]}")
+    assert missing == []
+
+
+def _imports(folder: Path) -> dict[str, set[str]]:
+    out = {}
+    for path in folder.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        out[path.name] = names
+    return out
+
+
+def test_mcp_and_cli_never_touch_sql_or_jpype_and_reach_the_engine_only_through_query():
+    forbidden = ("sqlite3", "jpype", "pybridge.store", "pybridge.sync", "pybridge.workspace")
+    bad = []
+    for layer in ("mcp", "cli"):
+        for name, imports in _imports(ROOT / "pybridge" / layer).items():
+            for imported in imports:
+                if imported.startswith(forbidden):
+                    bad.append((layer, name, imported))
+                # `pybridge index` is the one debugging command that drives the worker directly.
+                if imported.startswith("pybridge.worker") and name != "commands_index.py":
+                    bad.append((layer, name, imported))
+    assert bad == []

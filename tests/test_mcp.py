@@ -1,0 +1,247 @@
+"""Every tool through a real MCP client session (the SDK's client over stdio) against `pybridge serve`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pybridge.sync import default_state_dir, sync
+from tests.mcp_session import serve
+from tests.test_query_paging import _write_project
+
+ENVELOPE = {"commit", "generated_at", "stale", "freshness", "checked_at"}
+CODES = {"invalid_argument", "unknown_repo", "not_synced", "not_found", "ambiguous", "invalid_key", "stale_key",
+         "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, samples, worker):
+    """One server over five workspaces: kitchen-sink, reactor, broken and many (synced), fresh (never synced)."""
+    base = tmp_path_factory.mktemp("mcp")
+    home = base / "state-home"
+    roots = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        for name in ("kitchen-sink", "reactor", "broken"):
+            roots[name] = base / name
+            shutil.copytree(samples / name, roots[name])
+        roots["many"] = base / "many"
+        _write_project(roots["many"])
+        for name, root in roots.items():
+            sync(root, state_dir=default_state_dir(root), worker=worker, allow_online=name != "broken")
+        roots["fresh"] = base / "fresh"
+        shutil.copytree(samples / "kitchen-sink", roots["fresh"])
+    with serve(list(roots.values()), home) as client:
+        yield client, roots
+
+
+def call(client, name, args):
+    result = client.call(name, args)
+    payload = result.structured_content
+    assert isinstance(payload, dict)
+    assert json.loads(result.content[0].text) == payload
+    return payload, result.is_error
+
+
+def ok(client, name, args):
+    payload, is_error = call(client, name, args)
+    assert not is_error, payload
+    return payload
+
+
+def err(client, name, args, code):
+    payload, is_error = call(client, name, args)
+    assert is_error, payload
+    assert payload["code"] == code, payload
+    assert payload["error"]
+    return payload
+
+
+def key(client, query, repo="kitchen-sink", **extra):
+    [symbol] = ok(client, "find_symbol", {"query": query, "repo": repo, **extra})["symbols"]
+    return symbol["symbolKey"]
+
+
+def test_the_server_lists_every_tool_with_a_description_and_input_and_output_schemas(served):
+    client, _ = served
+    tools = {t.name: t for t in client.list_tools()}
+    assert set(tools) == {"sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers",
+                          "findReferences", "goToDefinition", "callHierarchy"}
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 80, tool.name
+        assert tool.input_schema.get("type") == "object" and tool.input_schema.get("properties") is not None
+        assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
+        for name, prop in tool.input_schema["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+
+
+def test_navigation_tools_are_read_only_and_sync_is_not(served):
+    client, _ = served
+    hints = {t.name: t.annotations.read_only_hint for t in client.list_tools()}
+    assert hints.pop("sync") is False
+    assert all(hints.values()), hints
+
+
+def test_every_tool_answers_through_the_client(served):
+    client, _ = served
+    status = ok(client, "status", {"repo": "kitchen-sink"})
+    assert status["generation"] == 1 and ENVELOPE <= set(status)
+    symbols = ok(client, "find_symbol", {"query": "Counter.count", "repo": "kitchen-sink"})["symbols"]
+    assert [s["dottedPath"] for s in symbols] == ["com.acme.kitchen.Counter.count"]
+    at = ok(client, "symbol_at", {"repo": "kitchen-sink", "path": "src/main/java/com/acme/kitchen/Counter.java",
+                                  "line": 16, "character": 9})
+    assert at["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
+    refs = ok(client, "find_references", {"symbolKey": symbols[0]["symbolKey"]})
+    kinds = {r["kind"] for r in refs["references"]}
+    assert kinds == {"read", "read_write"}
+    assert refs["meta"]["referenceCoverage"] is True and ENVELOPE <= set(refs)
+    callers = ok(client, "get_callers", {"symbol": "com.acme.core.Greeter.greet", "repo": "reactor"})
+    assert callers["total"] >= 2 and {c["repo"] for c in callers["callers"]} == {"reactor"}
+    assert all(c["line"] >= 1 and c["column"] >= 1 for c in callers["callers"])
+    by_name = ok(client, "findReferences", {"repo": "kitchen-sink", "symbol": "Counter.count"})
+    assert len(by_name["references"]) == len(refs["references"]) + 1
+    definition = ok(client, "goToDefinition", {"repo": "kitchen-sink", "symbol": "Greeter.greet(String)"})
+    [site] = definition["definitions"]
+    assert site["path"] == "src/main/java/com/acme/kitchen/Greeter.java"
+    assert site["range"]["start"] == {"line": 14, "character": 18}
+    hierarchy = ok(client, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
+    callees = json.dumps(hierarchy["outgoingCalls"])
+    assert "com.acme.kitchen.Counter.add" in callees and hierarchy["incomingCalls"]
+
+
+def test_every_error_code_comes_back_as_an_error_result_carrying_its_code(served):
+    client, _ = served
+    seen = set()
+    seen.add(err(client, "find_references", {"symbolKey": "x", "limit": 501}, "invalid_argument")["code"])
+    seen.add(err(client, "status", {"repo": "nowhere"}, "unknown_repo")["code"])
+    seen.add(err(client, "find_symbol", {"query": "Counter", "repo": "fresh"}, "not_synced")["code"])
+    seen.add(err(client, "goToDefinition", {"repo": "kitchen-sink", "symbol": "NoSuchThing"}, "not_found")["code"])
+    amb = err(client, "goToDefinition", {"repo": "kitchen-sink", "symbol": "add"}, "ambiguous")
+    assert amb["candidateTotal"] == len(amb["candidates"]) >= 2
+    assert {"symbol", "dottedPath", "kind"} <= set(amb["candidates"][0])
+    seen.add(amb["code"])
+    seen.add(err(client, "find_references", {"symbolKey": "AAAAAAAAAAAAAAAAAAAAAA"}, "invalid_key")["code"])
+    k = key(client, "Counter.count")
+    seen.add(err(client, "find_references", {"symbolKey": k, "cursor": "garbage"}, "invalid_cursor")["code"])
+    assert seen == CODES - {"stale_key", "stale_snapshot", "stale_cursor", "sync_failed"}
+
+
+def test_a_sync_that_cannot_read_the_workspace_fails_with_sync_failed_and_keeps_the_old_generation(
+        tmp_path, samples):
+    root = tmp_path / "kitchen"
+    shutil.copytree(samples / "kitchen-sink", root)
+    home = tmp_path / "home"
+    with serve([root], home) as client:
+        assert ok(client, "sync", {})["generation"] == 1
+        (root / "pom.xml").write_text("<project>", encoding="utf-8")
+        failed = err(client, "sync", {}, "sync_failed")
+        assert "pom.xml" in failed["error"]
+        assert ok(client, "status", {})["generation"] == 1
+
+
+def test_paging_through_600_references_joins_to_exactly_the_full_set(served):
+    client, _ = served
+    k = key(client, "Target.hit", repo="many")
+    seen, cursor, pages = [], None, 0
+    while True:
+        page = ok(client, "find_references", {"symbolKey": k, "limit": 500, **({"cursor": cursor} if cursor else {})})
+        pages += 1
+        seen += [(r["path"], r["range"]["start"]["line"], r["range"]["start"]["character"])
+                 for r in page["references"]]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            break
+    assert pages == 2 and len(seen) == len(set(seen)) == 600
+
+
+def test_a_key_from_the_previous_generation_is_stale_with_a_working_replacement(tmp_path, samples):
+    root = tmp_path / "kitchen"
+    shutil.copytree(samples / "kitchen-sink", root)
+    with serve([root], tmp_path / "home") as client:
+        progress = []
+        first = client.call("sync", {}, progress=lambda done, total, message: progress.append((done, total)))
+        assert not first.is_error and first.structured_content["generation"] == 1
+        assert progress, "sync sent no progress notifications"
+        old = key(client, "Counter.count", repo=None)
+        page = ok(client, "find_references", {"symbolKey": old, "limit": 1})
+        listing = ok(client, "find_symbol", {"query": "add", "limit": 1})
+        counter = root / "src/main/java/com/acme/kitchen/Counter.java"
+        counter.write_text(counter.read_text(encoding="utf-8").replace("public class Counter {",
+                                                                        "public class Counter {\n    int added;"),
+                           encoding="utf-8")
+        assert ok(client, "sync", {})["generation"] == 2
+        stale = err(client, "find_references", {"symbolKey": old}, "stale_key")
+        assert stale["replacement"]
+        fresh = ok(client, "find_references", {"symbolKey": stale["replacement"]})
+        assert fresh["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
+        err(client, "find_references", {"symbolKey": old, "cursor": page["nextCursor"], "limit": 1}, "stale_key")
+        err(client, "find_symbol", {"query": "add", "limit": 1, "cursor": listing["nextCursor"]}, "stale_cursor")
+
+
+def test_an_edit_after_sync_fails_exact_tools_with_the_path_and_marks_name_tools_stale(tmp_path, samples):
+    root = tmp_path / "kitchen"
+    shutil.copytree(samples / "kitchen-sink", root)
+    # The freshness check is cached for a second; this server checks every time.
+    with serve([root], tmp_path / "home", {"PYBRIDGE_FRESHNESS_TTL": "0"}) as client:
+        ok(client, "sync", {})
+        k = key(client, "Counter.count", repo=None)
+        shape = root / "src/main/java/com/acme/kitchen/Shape.java"
+        shape.write_text(shape.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        failed = err(client, "find_references", {"symbolKey": k}, "stale_snapshot")
+        assert "src/main/java/com/acme/kitchen/Shape.java" in failed["changed"]
+        named = ok(client, "findReferences", {"symbol": "Counter.count"})
+        assert named["stale"] is True and named["freshness"] == "stale"
+
+
+def test_an_empty_answer_proves_absence_when_coverage_is_true(served):
+    client, _ = served
+    k = key(client, "Greeter.Config.DEFAULT")
+    refs = ok(client, "find_references", {"symbolKey": key(client, "Counter.getCount"), "scope": "test"})
+    assert refs["references"] == [] and ENVELOPE <= set(refs)
+    assert refs["meta"]["total"] == 0
+    assert ok(client, "find_references", {"symbolKey": k})["meta"]["referenceCoverage"] is True
+
+
+def test_an_unresolved_name_like_the_symbol_makes_coverage_false_and_is_named_as_the_blocker(served):
+    client, _ = served
+    refs = ok(client, "find_references", {"symbolKey": key(client, "Target.hit", repo="many")})
+    assert refs["meta"]["referenceCoverage"] is False
+    blocker = refs["meta"]["coverageBlockers"]
+    assert "Other.java" in json.dumps(blocker)
+
+
+def test_find_references_by_name_includes_the_definition(served):
+    client, _ = served
+    refs = ok(client, "findReferences", {"repo": "kitchen-sink", "symbol": "Circle.unit"})
+    starts = {(r["path"], r["range"]["start"]["line"]) for r in refs["references"]}
+    assert ("src/main/java/com/acme/kitchen/Circle.java", 17) in starts
+
+
+NAMES = st.sampled_from(["Counter", "add", "Greeter.greet(String)", "com.acme", "", " ", "#", "()", "a" * 300,
+                         "src/main/java/com/acme/kitchen/Counter.java#add", "scip-java maven . . x#", "\x00"])
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=40),
+                   NAMES, st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(),
+                                                                                 max_size=2))
+ARG_NAMES = ["repo", "query", "symbol", "symbolKey", "cursor", "limit", "path", "line", "character", "kind",
+             "module", "scope", "include_tests", "max_results", "bogus"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=st.sampled_from(["status", "find_symbol", "symbol_at", "find_references", "get_callers",
+                             "findReferences", "goToDefinition", "callHierarchy"]),
+       args=st.dictionaries(st.sampled_from(ARG_NAMES), VALUES, max_size=5))
+def test_random_arguments_to_any_tool_give_a_known_error_code_or_an_answer_never_an_exception(served, tool, args):
+    """(The SDK's client refuses non-object arguments itself; the facade's own fuzz test covers those.)"""
+    client, _ = served
+    result = client.call(tool, args)
+    payload = result.structured_content
+    assert isinstance(payload, dict)
+    if result.is_error:
+        assert payload["code"] in CODES and payload["error"]
+    else:
+        assert ENVELOPE <= set(payload) or tool == "status"
