@@ -1,0 +1,193 @@
+"""Sync and compile measurements: full sync, no-change resync, worker peak RSS,
+store size, and the javac / ecj baselines on the same sources and classpath."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from pybridge.sync import sync
+from pybridge.worker import Worker, jars_dir
+from pybridge.workspace import load_workspace, resolve_classpaths
+
+
+class PeakRss:
+    """Samples VmHWM (peak resident set) of the worker child while a sync runs.
+
+    VmHWM only grows, so a sample taken before the child exits is its peak;
+    sampling every 0.1 s also covers a child that is restarted (max over pids).
+    """
+
+    def __init__(self, worker: Worker, every: float = 0.1) -> None:
+        self.worker, self.every = worker, every
+        self.peak_kb: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        pid = self.worker.pid
+        if pid is None:
+            return
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    self.peak_kb[pid] = max(self.peak_kb.get(pid, 0), int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample()
+
+    def __enter__(self) -> "PeakRss":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak_bytes(self) -> int | None:
+        return max(self.peak_kb.values()) * 1024 if self.peak_kb else None
+
+
+def _sync_progress(say):
+    last = {"t": 0.0, "phase": None}
+
+    def progress(event: dict) -> None:
+        now = time.monotonic()
+        if event.get("phase") != last["phase"] or now - last["t"] > 10:
+            last.update(t=now, phase=event.get("phase"))
+            detail = (f"{event.get('module', '')} {event.get('scope', '')} {event.get('done')}/{event.get('total')}"
+                      if event.get("phase") == "index" else event.get("message", ""))
+            say(f"    [{event.get('phase')}] {detail}")
+    return progress
+
+
+def full_sync(root: Path, state: Path, say=print) -> dict:
+    """A full sync into a fresh state folder (JVM start included), with the worker's peak RSS."""
+    shutil.rmtree(state, ignore_errors=True)
+    state.mkdir(parents=True)
+    worker = Worker()
+    try:
+        with PeakRss(worker) as rss:
+            t0 = time.perf_counter()
+            result = sync(root, state_dir=state, worker=worker, progress=_sync_progress(say))
+            wall = time.perf_counter() - t0
+    finally:
+        worker.close()
+    return {"seconds": wall, "result": result.to_json(), "worker_peak_rss_bytes": rss.peak_bytes}
+
+
+def resync(root: Path, state: Path, say=print) -> dict:
+    """A sync of the unchanged workspace into the same state folder, as `pybridge sync` runs it."""
+    t0 = time.perf_counter()
+    result = sync(root, state_dir=state, progress=_sync_progress(say))
+    return {"seconds": time.perf_counter() - t0, "result": result.to_json()}
+
+
+def store_size(state: Path, references: int) -> dict:
+    """File bytes of store.sqlite (+ -wal) after a checkpoint, and bytes per reference."""
+    db = state / "store.sqlite"
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    size = sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+    return {"bytes": size, "references": references, "bytes_per_reference": size / references if references else None}
+
+
+# ------------------------------------------------------------------ compile baselines
+
+def compile_jobs(root: Path, state: Path) -> list[dict]:
+    """Per (module, scope) with sources: files, sourcepath, classpath, release, encoding,
+    from pybridge's own workspace model and Maven resolution (the synced state's cache)."""
+    ws = load_workspace(root)
+    cps = resolve_classpaths(ws, state)
+    jobs = []
+    for module in ws.modules:
+        for scope_name, scope in module.scopes.items():
+            cp = cps.get((module.id, scope_name))
+            files = sorted(str(p) for r in scope.roots for p in r.rglob("*.java") if p.name != "module-info.java")
+            if files and cp is not None:
+                jobs.append({"module": module.id, "scope": scope_name, "files": files,
+                             "sourcepath": [str(p) for p in cp.sourcepath],
+                             "classpath": [str(p) for p in cp.classpath],
+                             "release": str(cp.release), "encoding": module.encoding,
+                             # as Maven's compiler plugin: --release only when the POM says release
+                             "release_flag": "release" if "release" in module.release_source else "source"})
+    return jobs
+
+
+def _common(job: dict) -> list[str]:
+    level = (["--release", job["release"]] if job.get("release_flag") == "release"
+             else ["-source", job["release"], "-target", job["release"]])
+    args = [*level, "-encoding", job["encoding"], "-nowarn", "-proc:none",
+            "-sourcepath", os.pathsep.join(job["sourcepath"])]
+    if job["classpath"]:
+        args += ["-classpath", os.pathsep.join(job["classpath"])]
+    return args
+
+
+def javac_cmd(job: dict, out: str) -> list[str]:
+    return ["javac", "-J-Xmx3g", "-d", out, *_common(job)]
+
+
+def ecj_cmd(job: dict, out: str) -> list[str]:
+    jar = next(jars_dir().glob("ecj-*.jar"))
+    return ["java", "-Xmx3g", "-cp", str(jar), "org.eclipse.jdt.internal.compiler.batch.Main",
+            "-d", "none", "-proceedOnError", *_common(job)]
+
+
+def _run_compiler(kind: str, job: dict) -> tuple[float, int, str]:
+    with tempfile.TemporaryDirectory(prefix=f"bench-{kind}-") as out:
+        cmd = (javac_cmd if kind == "javac" else ecj_cmd)(job, out)
+        argfile = Path(out).parent / f"{Path(out).name}.args"
+        argfile.write_text("\n".join(f'"{f}"' for f in job["files"]))   # long file lists through @argfile
+        try:
+            t0 = time.perf_counter()
+            proc = subprocess.run([*cmd, f"@{argfile}"], capture_output=True, text=True)
+            seconds = time.perf_counter() - t0
+        finally:
+            argfile.unlink(missing_ok=True)
+    tail = (proc.stdout + proc.stderr).strip().splitlines()
+    return seconds, proc.returncode, tail[-1] if tail else ""
+
+
+def compile_once(kind: str, jobs: list[dict]) -> dict:
+    """`kind` (javac or ecj) over every (module, scope) job: the total seconds and each job's.
+
+    Each job is its own compiler process (JVM start included), main alone and
+    test with main's sources on the sourcepath, as pybridge indexes them."""
+    out = {"seconds": 0.0, "jobs": {}}
+    for job in jobs:
+        seconds, rc, last = _run_compiler(kind, job)
+        out["seconds"] += seconds
+        out["jobs"][f"{job['module']}:{job['scope']}"] = {"seconds": seconds, "exit_code": rc, "last_line": last}
+    return out
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run whose `seconds` is the median (the lower middle one for an even count), with all runs' seconds."""
+    ordered = sorted(runs, key=lambda r: r["seconds"])
+    return {**ordered[(len(ordered) - 1) // 2], "runs": [r["seconds"] for r in runs]}
+
+
+def command_line(kind: str, job: dict) -> str:
+    """The exact command, shortened for the report (classpath and files elided)."""
+    cmd = (javac_cmd if kind == "javac" else ecj_cmd)(job, "<tmp>")
+    shown = []
+    for i, part in enumerate(cmd):
+        prev = cmd[i - 1] if i else ""
+        shown.append(f"<{len(part.split(os.pathsep))} entries>" if prev in ("-classpath", "-sourcepath")
+                      else Path(part).name if part.endswith(".jar") else part)
+    return " ".join(shown) + f" <{len(job['files'])} files>"

@@ -1,0 +1,190 @@
+"""Benchmark workspaces built from sources published on Maven Central.
+
+Each workspace is a real one-module Maven project under `bench/work/<name>/`:
+a generated pom.xml that declares the artifact's own dependencies (read
+from its published POM through `mvn help:effective-pom`, so versions from
+parents and BOMs are resolved), its Java release and source encoding, and
+the `-sources.jar` / `-test-sources.jar` unpacked into src/main/java and
+src/test/java (module-info.java skipped). A workspace that already exists
+is reused; delete its folder to rebuild it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+WORK = Path(__file__).resolve().parent / "work"
+NS = {"m": "http://maven.apache.org/POM/4.0.0"}
+DEP_SCOPES = ("compile", "provided", "runtime", "test")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str            # workspace folder name
+    group: str
+    artifact: str
+    version: str
+    test_sources: bool   # whether a -test-sources.jar is published
+    note: str = ""
+
+    @property
+    def gav(self) -> str:
+        return f"{self.group}:{self.artifact}:{self.version}"
+
+
+ARTIFACTS = {
+    "commons-lang3": Artifact("commons-lang3", "org.apache.commons", "commons-lang3", "3.14.0", True),
+    "guava": Artifact("guava", "com.google.guava", "guava", "33.3.1-jre", False,
+                      note="guava publishes no test sources (its tests live in guava-tests/guava-testlib, "
+                           "not published as sources of this artifact): main scope only"),
+    "commons-lang3-main": Artifact("commons-lang3-main", "org.apache.commons", "commons-lang3", "3.14.0", False,
+                                   note="--quick: commons-lang3 main scope only (no test sources unpacked)"),
+}
+
+
+def mvn(*args: str, cwd: Path | None = None) -> None:
+    cmd = ["mvn", "-B", "-q", *args]
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+
+
+def copy(gav_with_type: str, dest: Path) -> Path:
+    """`mvn dependency:copy` one artifact (e.g. `g:a:v:jar:sources`) into dest; returns the file."""
+    before = set(dest.iterdir()) if dest.exists() else set()
+    mvn("dependency:copy", f"-Dartifact={gav_with_type}", f"-DoutputDirectory={dest}")
+    new = set(dest.iterdir()) - before
+    parts = gav_with_type.split(":")
+    if new:
+        return new.pop()
+    # already there from an earlier run: guess the name Maven gives it
+    name = f"{parts[1]}-{parts[2]}" + (f"-{parts[4]}" if len(parts) > 4 else "") + f".{parts[3]}"
+    return dest / name
+
+
+def _text(el: ET.Element | None, path: str) -> str | None:
+    if el is None:
+        return None
+    found = el.find(path, NS)
+    return found.text.strip() if found is not None and found.text else None
+
+
+def read_effective_pom(pom: Path, scratch: Path) -> tuple[list[dict], tuple[str, str], str]:
+    """(dependencies, (release|source, N), encoding) of a published POM, through Maven's effective POM."""
+    out = scratch / "effective-pom.xml"
+    mvn("help:effective-pom", "-f", str(pom), f"-Doutput={out}")
+    root = ET.parse(out).getroot()
+    deps = []
+    for d in root.findall("m:dependencies/m:dependency", NS):
+        scope = _text(d, "m:scope") or "compile"
+        if scope not in DEP_SCOPES:
+            continue
+        deps.append({
+            "groupId": _text(d, "m:groupId"), "artifactId": _text(d, "m:artifactId"),
+            "version": _text(d, "m:version"), "scope": scope, "type": _text(d, "m:type"),
+            "classifier": _text(d, "m:classifier"), "optional": _text(d, "m:optional"),
+            "exclusions": [(_text(e, "m:groupId"), _text(e, "m:artifactId"))
+                           for e in d.findall("m:exclusions/m:exclusion", NS)],
+        })
+    props = root.find("m:properties", NS)
+    configs = [c for pl in root.findall("m:build/m:plugins/m:plugin", NS)
+               if _text(pl, "m:artifactId") == "maven-compiler-plugin" for c in pl.iterfind(".//m:configuration", NS)]
+
+    def config(tag: str) -> str | None:
+        return next((v for c in configs if (v := _text(c, f"m:{tag}"))), None)
+
+    # Maven's compiler plugin: <release> wins over <source>/<target>; keep the flavour the project uses
+    release, flag = config("release") or _text(props, "m:maven.compiler.release"), "release"
+    if not release:
+        release, flag = config("source") or _text(props, "m:maven.compiler.source") or "8", "source"
+    release = release[2:] if release.startswith("1.") else release
+    encoding = config("encoding") or _text(props, "m:project.build.sourceEncoding") or "UTF-8"
+    return deps, (flag, release), encoding
+
+
+def render_pom(a: Artifact, deps: list[dict], release: tuple[str, str], encoding: str) -> str:
+    flag, n = release
+    level = (f"<maven.compiler.release>{n}</maven.compiler.release>" if flag == "release" else
+             f"<maven.compiler.source>{n}</maven.compiler.source>\n    <maven.compiler.target>{n}</maven.compiler.target>")
+    lines = []
+    for d in deps:
+        lines.append("    <dependency>")
+        for tag in ("groupId", "artifactId", "version", "type", "classifier", "scope", "optional"):
+            if d.get(tag) and not (tag == "type" and d[tag] == "jar"):
+                lines.append(f"      <{tag}>{escape(d[tag])}</{tag}>")
+        if d["exclusions"]:
+            lines.append("      <exclusions>")
+            for g, art in d["exclusions"]:
+                lines.append(f"        <exclusion><groupId>{escape(g or '*')}</groupId>"
+                             f"<artifactId>{escape(art or '*')}</artifactId></exclusion>")
+            lines.append("      </exclusions>")
+        lines.append("    </dependency>")
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<!-- Generated by bench/workspaces.py from the published POM of {a.gav}. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>pybridge.bench</groupId>
+  <artifactId>{a.artifact}</artifactId>
+  <version>{a.version}</version>
+  <packaging>jar</packaging>
+  <properties>
+    {level}
+    <project.build.sourceEncoding>{encoding}</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+{chr(10).join(lines)}
+  </dependencies>
+</project>
+"""
+
+
+def unpack(jar: Path, dest: Path) -> int:
+    """Unpack the .java files of a sources jar (no module-info.java); returns how many."""
+    n = 0
+    with zipfile.ZipFile(jar) as z:
+        for info in z.infolist():
+            name = info.filename
+            if not name.endswith(".java") or name.rsplit("/", 1)[-1] == "module-info.java":
+                continue
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(info) as src, open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
+            n += 1
+    return n
+
+
+def ensure(a: Artifact, say=print) -> Path:
+    """The workspace of an artifact, built when missing. Returns its root."""
+    root = WORK / a.name
+    if (root / "pom.xml").exists():
+        say(f"  workspace {a.name}: cached at {root}")
+        return root
+    say(f"  workspace {a.name}: building from {a.gav} on Maven Central")
+    WORK.mkdir(parents=True, exist_ok=True)
+    partial = WORK / f".{a.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="bench-dl-") as tmp:
+        dl = Path(tmp)
+        pom = copy(f"{a.gav}:pom", dl)
+        deps, release, encoding = read_effective_pom(pom, dl)
+        main_jar = copy(f"{a.gav}:jar:sources", dl)
+        n_main = unpack(main_jar, partial / "src/main/java")
+        n_test = 0
+        if a.test_sources:
+            test_jar = copy(f"{a.gav}:jar:test-sources", dl)
+            n_test = unpack(test_jar, partial / "src/test/java")
+        (partial / "pom.xml").write_text(render_pom(a, deps, release, encoding), encoding="utf-8")
+    partial.rename(root)
+    say(f"  workspace {a.name}: {n_main} main + {n_test} test files, {release[0]} {release[1]}, "
+        f"encoding {encoding}, {len(deps)} dependencies")
+    return root
