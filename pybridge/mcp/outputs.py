@@ -3,7 +3,10 @@
 They document the answers for agents (field descriptions become the output
 schema) and let clients validate structured content. Every model allows
 extra fields, so adding a field to an answer never breaks a client; the
-fields listed are the ones an agent can rely on. An error result has
+fields listed are the ones an agent can rely on. List items are described
+in words rather than nested schemas: clients validate every item of every
+answer against the schema, and on a 100-reference page nested item schemas
+made that check cost more than the query itself (bench/RESULTS.md). An error result has
 `error` and `code` instead (clients do not validate error results).
 """
 
@@ -68,6 +71,13 @@ class Reference(Location):
     context: str | None = Field(None, description="The source line.")
 
 
+SYMBOL_FIELDS = ("symbolKey, symbol (SCIP), dottedPath, name, display, kind, module, scope, external, "
+                 "declaration {path, range, fullRange} or null.")
+REFERENCE_FIELDS = ("path, range {start, end: {line, character}} (0-based, UTF-16), kind, module, scope, "
+                    "container {symbolKey, symbol, dottedPath, display, kind} or null, context (the source line), "
+                    "javadoc, import.")
+
+
 class SyncOut(Out):
     generation: int = Field(description="The number of the published generation.")
     counts: dict[str, Any] = Field(description="files, declarations, references, problems, modules, symbols, ...")
@@ -80,20 +90,20 @@ class StatusOut(Enveloped):
 
 
 class FindSymbolOut(Enveloped):
-    symbols: list[Symbol] = Field(description="Matching declarations.")
+    symbols: list[dict[str, Any]] = Field(description=f"Matching declarations; each: {SYMBOL_FIELDS}")
     total: int | None = Field(None, description="All matches.")
     nextCursor: str | None = Field(None, description="Pass back as `cursor` for the next page.")
 
 
 class SymbolAtOut(Enveloped):
     symbol: Symbol | None = Field(None, description="The symbol at the position (with `occurrence`).")
-    alternatives: list[Symbol] | None = Field(None, description="Other symbols at the same token (e.g. the class "
-                                                                "beside its constructor in `new C()`).")
+    alternatives: list[dict[str, Any]] | None = Field(None, description="Other symbols at the same token (e.g. the "
+                                                                        "class beside its constructor in `new C()`).")
 
 
 class FindReferencesOut(Enveloped):
     symbol: Symbol = Field(description="The symbol, with its declaration.")
-    references: list[Reference] = Field(description="This page of references.")
+    references: list[dict[str, Any]] = Field(description=f"This page of references; each: {REFERENCE_FIELDS}")
     relations: dict[str, Any] | None = Field(None, description="overrides, overriddenBy, extends, extendedBy, "
                                                                "implements, implementedBy.")
     meta: dict[str, Any] = Field(description="generation, total, referenceCoverage, callerCoverage, "
@@ -111,19 +121,22 @@ class Caller(Out):
 
 
 class GetCallersOut(Enveloped):
-    callers: list[Caller]
+    callers: list[dict[str, Any]] = Field(description="Each: path, line (1-based), column (1-based), caller_fn, "
+                                                      "repo, snippet.")
     total: int = Field(description="All call sites found, before max_results.")
     truncated: bool = Field(description="True when more than max_results call sites exist.")
 
 
 class FindReferencesByNameOut(Enveloped):
     symbol: Symbol | None = None
-    references: list[Reference] = Field(description="Every occurrence, definition sites included.")
+    references: list[dict[str, Any]] = Field(description=f"Every occurrence, definition sites included (kind "
+                                                         f"`definition`); each: {REFERENCE_FIELDS}")
 
 
 class GoToDefinitionOut(Enveloped):
     symbol: Symbol | None = None
-    definitions: list[Location] = Field(description="The definition sites.")
+    definitions: list[dict[str, Any]] = Field(description="The definition sites; each: path, range, fullRange, "
+                                                          "module, scope, context.")
 
 
 class CallHierarchyOut(Enveloped):

@@ -85,17 +85,26 @@ class Sources:
         self.root = root
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+        self._real: dict[str, Path] = {}
 
     def lines(self, rel: str, encoding: str = "UTF-8") -> list[str] | None:
         """The file's lines without line breaks; None when it cannot be read or
         resolves outside the workspace (a symlink pointing away)."""
-        full = self.root / rel
-        try:
-            real = full.resolve()
+        real = self._real.get(rel)
+        if real is None:
+            try:
+                real = (self.root / rel).resolve()
+            except (OSError, RuntimeError, ValueError):
+                return None
             if not real.is_relative_to(self.root):
                 return None
+            with self._lock:
+                if len(self._real) > 100_000:
+                    self._real.clear()
+                self._real[rel] = real   # resolved once per path: realpath costs a dozen lstat calls
+        try:
             st = os.stat(real)
-        except (OSError, RuntimeError, ValueError):
+        except (OSError, ValueError):
             return None
         stamp = (st.st_size, st.st_mtime_ns)
         with self._lock:
