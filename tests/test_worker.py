@@ -95,3 +95,31 @@ def test_the_python_side_knows_the_indexer_version_the_jvm_reports(worker, sampl
 
     worker.start()
     assert worker.info["indexer_version"] == INDEXER_VERSION
+
+
+def test_streamed_chunks_carry_exactly_the_facts_of_one_whole_batch(worker, tmp_path):
+    src = _generated_module(tmp_path, 70)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    whole = {f.path: f for f in worker.index(request).files}
+    chunks = []
+    result = worker.index(request, on_files=chunks.append, chunk_files=16)
+    assert result.files == []
+    assert [len(c) for c in chunks] == [16, 16, 16, 16, 6]
+    streamed = {f.path: f for c in chunks for f in c}
+    assert streamed.keys() == whole.keys()
+    assert all(streamed[p].references == whole[p].references and
+               streamed[p].declarations == whole[p].declarations for p in whole)
+
+
+def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):
+    src = _generated_module(tmp_path, 40)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+
+    def refuse(chunk):
+        raise RuntimeError("disk full")
+
+    with Worker(heap="512m") as w:
+        with pytest.raises(RuntimeError):
+            w.index(request, on_files=refuse, chunk_files=8)
+        assert w.pid is None
+        assert len(w.index(request).files) == 40

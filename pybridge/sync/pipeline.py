@@ -11,6 +11,7 @@ A sync whose inputs changed while it ran publishes nothing and raises
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -103,6 +104,40 @@ def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: floa
                       old.get("limitations", []), reused, timings)
 
 
+class _Starter(threading.Thread):
+    """Starts the worker's JVM while Maven resolves classpaths (both take about a second)."""
+
+    def __init__(self, worker: Worker) -> None:
+        super().__init__(name="pybridge-worker-start", daemon=True)
+        self.worker = worker
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.worker.start()
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
+            self.error = exc
+
+
+def _start_in_background(worker: Worker) -> _Starter:
+    starter = _Starter(worker)
+    starter.start()
+    return starter
+
+
+def _inputs_changed(state: Path, snap) -> bool:
+    """False when the sources and POMs match the current generation's (then no JVM may be needed)."""
+    path = store_path(state)
+    if not path.exists():
+        return True
+    try:
+        with Store.open(path) as store:
+            current = store.current_generation()
+    except PybridgeError:
+        return True
+    return current is None or current.snapshot.get("inputs") != snap.inputs_fingerprint()
+
+
 def git_head(root: Path) -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -139,6 +174,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         timings["fingerprint"] = time.perf_counter() - t0
 
         t = time.perf_counter()
+        starter = _start_in_background(worker) if _inputs_changed(state, snap) else None
 
         def maven_progress(message: str) -> None:
             faults.hit("sync.maven")
@@ -147,6 +183,10 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         classpaths = resolve_classpaths(workspace, state, allow_online=allow_online, timeout=maven_timeout,
                                         progress=maven_progress)
         timings["maven"] = time.perf_counter() - t
+        if starter is not None:
+            starter.join()
+            if starter.error is not None:
+                raise starter.error
         for cp in classpaths.values():
             snapshots.add_classpath(snap, cp.classpath)
 
@@ -184,27 +224,34 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
 
                     say({"phase": "index", "module": module.id, "scope": scope_name, "done": done_before,
                          "total": total})
-                    result = worker.index(IndexRequest(
+                    scope_counts = {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
+                    staged = [0.0, 0]
+
+                    def stage_files(chunk, _m=module.id, _s=scope_name, _counts=scope_counts) -> None:
+                        # Runs while the JVM indexes the next chunk (the worker streams its facts).
+                        ts = time.perf_counter()
+                        for ff in chunk:
+                            rel = Path(ff.path).resolve().relative_to(root).as_posix()
+                            entry = snap.files.get(rel)
+                            if entry is None:
+                                raise StaleSnapshotError([rel])
+                            _fv, was_reused = staging.add_file(_m, _s, rel, entry[2], entry[0], ff)
+                            faults.hit("sync.staging")
+                            staged[1] += was_reused
+                            _counts["files"] += 1
+                            _counts["bindingComplete"] += ff.binding_complete
+                            _counts["references"] += len(ff.references)
+                            _counts["problems"] += len(ff.problems)
+                            counts["declarations"] += len(ff.declarations)
+                        staged[0] += time.perf_counter() - ts
+
+                    worker.index(IndexRequest(
                         files=files, sourcepath=[str(p) for p in cp.sourcepath],
                         classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                        encoding=module.encoding), progress=index_progress)
-                    t_index += time.perf_counter() - t
-                    t = time.perf_counter()
-                    scope_counts = {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
-                    for ff in result.files:
-                        rel = Path(ff.path).resolve().relative_to(root).as_posix()
-                        entry = snap.files.get(rel)
-                        if entry is None:
-                            raise StaleSnapshotError([rel])
-                        _fv, was_reused = staging.add_file(module.id, scope_name, rel, entry[2], entry[0], ff)
-                        faults.hit("sync.staging")
-                        reused += was_reused
-                        scope_counts["files"] += 1
-                        scope_counts["bindingComplete"] += ff.binding_complete
-                        scope_counts["references"] += len(ff.references)
-                        scope_counts["problems"] += len(ff.problems)
-                        counts["declarations"] += len(ff.declarations)
-                    t_stage += time.perf_counter() - t
+                        encoding=module.encoding), progress=index_progress, on_files=stage_files)
+                    reused += staged[1]
+                    t_index += time.perf_counter() - t - staged[0]
+                    t_stage += staged[0]
                     done_before += len(files)
                     for key in ("files", "references", "problems"):
                         counts[key] += scope_counts[key]

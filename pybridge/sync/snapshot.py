@@ -58,13 +58,24 @@ class Snapshot:
     def to_json(self) -> dict:
         return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
-                "fingerprint": self.fingerprint()}
+                "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
     def from_json(cls, root: Path, data: dict) -> "Snapshot":
         return cls(Path(root), dict(data.get("files", {})), dict(data.get("poms", {})),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
                    dict(data.get("modules", {})), data.get("indexer_version", ""))
+
+    def inputs_fingerprint(self) -> str:
+        """The fingerprint of the sources, POMs, releases and indexer version (not the classpath)."""
+        h = hashlib.sha256()
+        for name, table in (("f", self.files), ("p", self.poms)):
+            for key in sorted(table):
+                h.update(f"{name}\0{key}\0{table[key][-1]}\n".encode())
+        for key in sorted(self.modules):
+            h.update(f"m\0{key}\0{sorted(self.modules[key].items())}\n".encode())
+        h.update(f"i\0{self.indexer_version}".encode())
+        return h.hexdigest()
 
     def fingerprint(self) -> str:
         h = hashlib.sha256()

@@ -79,6 +79,10 @@ def main() -> int:
         try:
             listener = Progress()
             Progress.calls = 0
+            chunk = int(request.get("chunk_files") or 0)
+            if chunk > 0:
+                _stream(Indexer, request, listener, chunk, proto_out, protocol, JArray, JString, Progress)
+                continue
             batch = Indexer.index(
                 JArray(JString)(request["files"]),
                 JArray(JString)(request["sourcepath"]),
@@ -88,24 +92,48 @@ def main() -> int:
                 bool(request.get("javadoc", True)),
                 listener,
             )
-            payload = {
-                "strings": str(batch.strings),
-                "files": memoryview(batch.files).tobytes(),
-                "decls": memoryview(batch.decls).tobytes(),
-                "refs": memoryview(batch.refs).tobytes(),
-                "rels": memoryview(batch.rels).tobytes(),
-                "probs": memoryview(batch.probs).tobytes(),
-                "exts": memoryview(batch.exts).tobytes(),
-                "elapsed_ms": int(batch.elapsedMillis),
-                # index() + 8 field reads + progress callbacks from Java
-                "jpype_calls": 9 + Progress.calls,
-            }
+            payload = _payload(batch)
+            # index() + 8 field reads + progress callbacks from Java
+            payload["jpype_calls"] = 9 + Progress.calls
             del batch
             protocol.send(proto_out, ("result", payload))
         except jpype.JException as e:  # a Java exception other than OutOfMemoryError
             protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
         except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+
+
+def _payload(batch) -> dict:
+    return {
+        "strings": str(batch.strings),
+        "files": memoryview(batch.files).tobytes(),
+        "decls": memoryview(batch.decls).tobytes(),
+        "refs": memoryview(batch.refs).tobytes(),
+        "rels": memoryview(batch.rels).tobytes(),
+        "probs": memoryview(batch.probs).tobytes(),
+        "exts": memoryview(batch.exts).tobytes(),
+        "elapsed_ms": int(batch.elapsedMillis),
+    }
+
+
+def _stream(Indexer, request, listener, chunk, proto_out, protocol, JArray, JString, Progress) -> None:
+    """Index on a Java thread and send each chunk as it is ready (the parent stores it meanwhile)."""
+    stream = Indexer.stream(
+        JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
+        JArray(JString)(request["classpath"]), JString(request["release"]), JString(request["encoding"]),
+        bool(request.get("javadoc", True)), listener, chunk)
+    calls, elapsed = 1, 0
+    while True:
+        batch = stream.next()      # blocks in Java with the GIL released
+        calls += 1
+        if batch is None:
+            break
+        payload = _payload(batch)
+        calls += 8
+        elapsed = payload["elapsed_ms"]
+        protocol.send(proto_out, ("chunk", payload))
+    protocol.send(proto_out, ("result", {"streamed": True, "elapsed_ms": elapsed,
+                                         "jpype_calls": calls + Progress.calls}))
 
 
 if __name__ == "__main__":

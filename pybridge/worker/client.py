@@ -177,12 +177,23 @@ class Worker:
     # ------------------------------------------------------------ requests
 
     def index(self, request: IndexRequest, progress: Progress | None = None,
-              timeout: float | None = None) -> IndexResult:
-        """Indexes one module and scope. Raises `WorkerError` when the child fails."""
+              timeout: float | None = None,
+              on_files: Callable[[list[FileFacts]], None] | None = None,
+              chunk_files: int = 64) -> IndexResult:
+        """Indexes one module and scope. Raises `WorkerError` when the child fails.
+
+        With `on_files`, the child streams the facts in chunks of `chunk_files`
+        files and each chunk goes to `on_files` as soon as it arrives, while the
+        JVM indexes the next: storing overlaps indexing. The result then holds
+        no files.
+        """
         t0 = time.perf_counter()
         self.start()
+        message = request.as_message()
+        if on_files is not None:
+            message["chunk_files"] = max(int(chunk_files), 1)
         try:
-            protocol.send(self._proc.stdin, ("index", request.as_message()))
+            protocol.send(self._proc.stdin, ("index", message))
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -197,9 +208,18 @@ class Worker:
                 continue
             if message[0] == "error":
                 raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
+            if message[0] == "chunk":
+                try:
+                    on_files(decode(message[1]))
+                except BaseException:
+                    # The rest of this request's chunks are still coming: drop the child, not the protocol.
+                    self.kill()
+                    self._reap()
+                    raise
+                continue
             if message[0] == "result":
                 payload = message[1]
-                files = decode(payload)
+                files = [] if payload.get("streamed") else decode(payload)
                 return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
                                    time.perf_counter() - t0)
             raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")

@@ -38,6 +38,34 @@ public final class Indexer {
 
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release,
                               String encoding, boolean javadoc, ProgressListener progress) {
+        Batch[] whole = new Batch[1];
+        run(files, sourcepath, classpath, release, encoding, javadoc, progress, 0, b -> whole[0] = b);
+        return whole[0];
+    }
+
+    /**
+     * Like {@link #index}, but on a thread of its own, handing out a batch every
+     * {@code chunkFiles} files: Python stores one chunk while the next is indexed.
+     */
+    public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
+                                     String encoding, boolean javadoc, ProgressListener progress, int chunkFiles) {
+        BatchStream stream = new BatchStream();
+        Thread t = new Thread(() -> {
+            try {
+                run(files, sourcepath, classpath, release, encoding, javadoc, progress, chunkFiles, stream::put);
+                stream.finish(null);
+            } catch (Throwable e) {
+                stream.finish(e);
+            }
+        }, "pybridge-indexer");
+        t.setDaemon(true);
+        t.start();
+        return stream;
+    }
+
+    private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
+                            String encoding, boolean javadoc, ProgressListener progress, int chunkFiles,
+                            java.util.function.Consumer<Batch> out) {
         long t0 = System.nanoTime();
         String level = normalizeRelease(release);
         ASTParser parser = ASTParser.newParser(AST.getJLSLatest());
@@ -63,24 +91,28 @@ public final class Indexer {
         String[] encodings = new String[paths.length];
         Arrays.fill(encodings, encoding);
 
-        FactSink sink = new FactSink();
+        FactSink[] sink = {new FactSink()};
         Symbols symbols = new Symbols();
         int total = paths.length;
         int[] done = {0};
         FileASTRequestor requestor = new FileASTRequestor() {
             @Override
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
-                indexFile(sourceFilePath, ast, sink, symbols, encoding, javadoc);
+                indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc);
                 done[0]++;
                 if (progress != null && (done[0] % 16 == 0 || done[0] == total)) {
                     progress.filesDone(done[0], total);
+                }
+                if (chunkFiles > 0 && done[0] % chunkFiles == 0 && done[0] < total) {
+                    out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
+                    sink[0] = new FactSink();
                 }
             }
         };
         if (total > 0) {
             parser.createASTs(paths, encodings, new String[0], requestor, null);
         }
-        return sink.toBatch((System.nanoTime() - t0) / 1_000_000);
+        out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
     }
 
     static String normalizeRelease(String release) {
