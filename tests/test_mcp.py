@@ -245,3 +245,40 @@ def test_random_arguments_to_any_tool_give_a_known_error_code_or_an_answer_never
         assert payload["code"] in CODES and payload["error"]
     else:
         assert ENVELOPE <= set(payload) or tool == "status"
+
+
+def test_streamable_http_serves_the_same_tools_on_loopback(served, tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    _, roots = served
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**__import__("os").environ, "PYBRIDGE_STATE_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-m", "pybridge.cli", "serve", "--repo", str(roots["fresh"]), "--http",
+                             "--port", str(port)], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for line in proc.stderr:
+            if "running on http://127.0.0.1:" in line:
+                break
+        else:
+            raise AssertionError("the HTTP server never said it was listening")
+
+        async def ask():
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    return await session.call_tool("status", {})
+
+        result = anyio.run(ask)
+        assert not result.is_error
+        assert result.structured_content["synced"] is False and result.structured_content["hint"]
+    finally:
+        proc.kill()
+        proc.wait()

@@ -117,4 +117,5 @@ def run_http(facade, names, host: str, port: int) -> None:
             yield
 
     app = Starlette(routes=[Mount("/mcp", app=manager.handle_request)], lifespan=lifespan)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # "info" makes uvicorn say "Uvicorn running on http://HOST:PORT" once it listens (tests wait for it).
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)

@@ -10,6 +10,7 @@ A sync whose inputs changed while it ran publishes nothing and raises
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -104,6 +105,13 @@ def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: floa
                       old.get("limitations", []), reused, timings)
 
 
+def _keep_default() -> int:
+    try:
+        return max(int(os.environ.get("PYBRIDGE_KEEP_GENERATIONS", "3")), 1)
+    except ValueError:
+        return 3
+
+
 class _Starter(threading.Thread):
     """Starts the worker's JVM while Maven resolves classpaths (both take about a second)."""
 
@@ -149,13 +157,18 @@ def git_head(root: Path) -> str | None:
 
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
-         heap: str | None = None, maven_timeout: float = 300, keep: int = 3, force: bool = False) -> SyncResult:
+         heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
+         force: bool = False) -> SyncResult:
     """Index the workspace at `root` and publish a new generation.
 
     When every input (sources, POMs, classpath, releases, indexer version)
     has the fingerprint of the current generation, nothing is re-indexed: the
     new generation lists the same file versions (`force=True` re-indexes).
+    `keep`: how many published generations to retain (default 3, or
+    PYBRIDGE_KEEP_GENERATIONS).
     """
+    if keep is None:
+        keep = _keep_default()
     say = progress or (lambda _event: None)
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
