@@ -99,6 +99,7 @@ class Staging:
         self._paths: set[str] = set()
         self._pending_rows = 0
         self._symbols: dict[str, list[Any]] = {}
+        self._next_id: int | None = None
         self._state = "open"   # open -> published | discarded | failed
 
     # context manager -------------------------------------------------------
@@ -418,29 +419,41 @@ class Staging:
                 chunk,
             ):
                 cache[row[0]] = list(row[1:])
+        if self._next_id is None:
+            # We hold the writer lock: nobody else adds symbols, so ids can be assigned here
+            # and written with one executemany instead of one INSERT ... RETURNING per symbol.
+            self._next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM symbols").fetchone()[0]
+        inserts: list[tuple] = []
+        updates: list[tuple] = []
         for key, s in seeds.items():
             known = cache.get(key)
             if known is None:
-                new_id = conn.execute(
-                    "INSERT INTO symbols (binding_key, kind, name, display, dotted, scip, external)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                    (key, s.kind, s.name, s.display, s.dotted, s.scip, int(s.external)),
-                ).fetchone()[0]
+                new_id = self._next_id
+                self._next_id += 1
                 cache[key] = [new_id, s.kind, s.name, s.display, s.dotted, s.scip, int(s.external)]
+                inserts.append((new_id, key, s.kind, s.name, s.display, s.dotted, s.scip, int(s.external)))
                 continue
-            updates: dict[str, Any] = {}
-            for index, column, value in ((_KIND, "kind", s.kind), (_NAME, "name", s.name),
-                                         (_DISPLAY, "display", s.display),
-                                         (_DOTTED, "dotted", s.dotted), (_SCIP, "scip", s.scip)):
+            changed = False
+            kind_learned = known[_KIND] is None and s.kind is not None
+            for index, value in ((_KIND, s.kind), (_NAME, s.name), (_DISPLAY, s.display),
+                                 (_DOTTED, s.dotted), (_SCIP, s.scip)):
                 if known[index] is None and value is not None:
-                    updates[column] = value
                     known[index] = value
+                    changed = True
             if s.declared and known[_EXTERNAL]:
-                updates["external"] = known[_EXTERNAL] = 0
-            elif s.external and not known[_EXTERNAL] and "kind" in updates:
-                updates["external"] = known[_EXTERNAL] = 1
-            if updates:
-                assignments = ", ".join(f"{column} = ?" for column in updates)
-                conn.execute(f"UPDATE symbols SET {assignments} WHERE id = ?",
-                             (*updates.values(), known[_ID]))
+                known[_EXTERNAL] = 0
+                changed = True
+            elif s.external and not known[_EXTERNAL] and kind_learned:
+                known[_EXTERNAL] = 1
+            if changed:
+                updates.append((known[_KIND], known[_NAME], known[_DISPLAY], known[_DOTTED], known[_SCIP],
+                                known[_EXTERNAL], known[_ID]))
+        if inserts:
+            conn.executemany(
+                "INSERT INTO symbols (id, binding_key, kind, name, display, dotted, scip, external)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+        if updates:
+            conn.executemany(
+                "UPDATE symbols SET kind = ?, name = ?, display = ?, dotted = ?, scip = ?, external = ?"
+                " WHERE id = ?", updates)
 

@@ -26,11 +26,17 @@ final class Symbols {
     private final Map<String, String> localIds = new HashMap<>();
     private int nextLocal;
 
-    /** Starts a new file: local numbering restarts. */
+    /**
+     * Starts a new file: local numbering restarts. Global symbols stay cached for the
+     * whole batch (computing an overload index walks the declaring type's methods);
+     * local ones are dropped, since their numbers belong to one file.
+     */
     void resetFile() {
+        for (String key : localIds.keySet()) {
+            scipCache.remove(key);
+        }
         localIds.clear();
         nextLocal = 0;
-        scipCache.clear();
     }
 
     /** The declaration binding: uses through parameterized or raw types land on the declaration. */
