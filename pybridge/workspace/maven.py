@@ -63,6 +63,8 @@ _BOILERPLATE = re.compile(r"^(|To see the full stack trace.*|Re-run Maven using.
                           r"the errors.*|\[Help \d+\].*|After correcting the problems.*|\s*mvn <args> .*)$")
 _ON_PROJECT = re.compile(r"^Failed to execute goal.* on project ([\w.\-]+): (.*)$")
 
+FAST_MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 
 @dataclass
 class MavenRun:
@@ -133,6 +135,10 @@ class MavenRunner:
             self.runs.append(run)
             return run
         env = dict(os.environ if self.env is None else self.env)
+        if not env.get("MAVEN_OPTS"):
+            # Maven's runs here are short: C1 only and the serial collector made the two runs for
+            # guava 1.3 s faster on 2 cores. A MAVEN_OPTS of the user's own is left as it is.
+            env["MAVEN_OPTS"] = FAST_MAVEN_OPTS
         start = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
