@@ -282,3 +282,4 @@ def test_streamable_http_serves_the_same_tools_on_loopback(served, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+        proc.stderr.close()
