@@ -123,3 +123,11 @@ def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_su
             w.index(request, on_files=refuse, chunk_files=8)
         assert w.pid is None
         assert len(w.index(request).files) == 40
+
+
+def test_a_warmed_up_worker_answers_its_first_request_normally(tmp_path):
+    src = _generated_module(tmp_path, 5)
+    with Worker(heap="512m") as w:
+        w.warmup()
+        result = w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]))
+    assert len(result.files) == 5 and all(f.binding_complete for f in result.files)

@@ -113,7 +113,7 @@ def _keep_default() -> int:
 
 
 class _Starter(threading.Thread):
-    """Starts the worker's JVM while Maven resolves classpaths (both take about a second)."""
+    """Starts the worker's JVM and warms JDT up while Maven resolves classpaths (a second or two each)."""
 
     def __init__(self, worker: Worker) -> None:
         super().__init__(name="pybridge-worker-start", daemon=True)
@@ -123,6 +123,7 @@ class _Starter(threading.Thread):
     def run(self) -> None:
         try:
             self.worker.start()
+            self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 

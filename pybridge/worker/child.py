@@ -72,6 +72,10 @@ def main() -> int:
         if message[0] == "ping":
             protocol.send(proto_out, ("pong",))
             continue
+        if message[0] == "warmup":
+            _warmup(Indexer, JArray, JString)
+            protocol.send(proto_out, ("warm",))
+            continue
         if message[0] != "index":
             protocol.send(proto_out, ("error", "error", f"unknown request {message[0]!r}"))
             continue
@@ -101,6 +105,18 @@ def main() -> int:
             protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
         except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+
+
+def _warmup(Indexer, JArray, JString) -> None:
+    """Index a small bundled source: loads and compiles JDT's hot paths before the real request."""
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent / "warmup"
+    try:
+        Indexer.index(JArray(JString)([str(source / "Warmup.java")]), JArray(JString)([str(source)]),
+                      JArray(JString)([]), JString("17"), JString("UTF-8"), True, None)
+    except Exception:  # noqa: BLE001 - a warm-up that fails only costs its time
+        pass
 
 
 def _payload(batch) -> dict:

@@ -136,6 +136,18 @@ class Worker:
             raise self._died("start")
         self.info = message[1]
 
+    def warmup(self) -> None:
+        """Index a small bundled source (about a second), so that the first real request
+        finds JDT loaded and partly compiled. Sync runs it while Maven resolves classpaths."""
+        self.start()
+        try:
+            protocol.send(self._proc.stdin, ("warmup",))
+        except OSError:
+            raise self._died("warm-up") from None
+        message = self._receive(self.start_timeout, during="warm-up")
+        if message is None:
+            raise self._died("warm-up")
+
     def close(self) -> None:
         """Stops the child by closing its stdin (never SIGTERM: the JVM would skip clean-up)."""
         proc, self._proc = self._proc, None
