@@ -78,13 +78,10 @@ class Snapshot:
         return h.hexdigest()
 
     def fingerprint(self) -> str:
-        h = hashlib.sha256()
-        for name, table in (("f", self.files), ("p", self.poms), ("c", self.classpath)):
-            for key in sorted(table):
-                h.update(f"{name}\0{key}\0{table[key][-1] if name != 'c' else table[key]}\n".encode())
-        for key in sorted(self.modules):
-            h.update(f"m\0{key}\0{sorted(self.modules[key].items())}\n".encode())
-        h.update(f"i\0{self.indexer_version}".encode())
+        """The fingerprint of every input: `inputs_fingerprint()` plus the classpath entries."""
+        h = hashlib.sha256(self.inputs_fingerprint().encode())
+        for key in sorted(self.classpath):
+            h.update(f"c\0{key}\0{self.classpath[key]}\n".encode())
         return h.hexdigest()
 
 

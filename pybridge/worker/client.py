@@ -166,14 +166,18 @@ class Worker:
                     proc.kill()
                     proc.wait()
         finally:
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            if self._log:
-                self._log.close()
-                self._log = None
+            self._release(proc)
+
+    def _release(self, proc: subprocess.Popen) -> None:
+        """Close the pipes to a child that is gone, and its log."""
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self._log:
+            self._log.close()
+            self._log = None
 
     def __enter__(self) -> "Worker":
         return self
@@ -283,14 +287,7 @@ class Worker:
         tail = self._log_tail()
         self._last_tail = tail
         self._proc = None
-        for stream in (proc.stdin, proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if self._log:
-            self._log.close()
-            self._log = None
+        self._release(proc)
         return code
 
     def _died(self, during: str) -> WorkerError:
