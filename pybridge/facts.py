@@ -43,6 +43,21 @@ PROBLEM_KINDS = (
 )
 
 
+def utf16_len(text: str) -> int:
+    """The length of `text` in UTF-16 code units (what LSP characters count)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def codepoints(text: str, utf16: int) -> int:
+    """How many code points of `text` make its first `utf16` UTF-16 code units."""
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= utf16:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(text)
+
+
 class Span(NamedTuple):
     start_line: int
     start_char: int

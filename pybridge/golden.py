@@ -19,16 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from pybridge.facts import FileFacts, REF_IN_IMPORT, REF_IN_JAVADOC, Span
-
-
-def _utf16_to_index(line: str, utf16: int) -> int:
-    units = 0
-    for i, ch in enumerate(line):
-        if units >= utf16:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)
+from pybridge.facts import FileFacts, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 
 
 def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
@@ -90,18 +81,14 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
             if span is None:
                 out.append(f"//  {label}")
                 continue
-            a = _utf16_to_index(text, span.start_char)
+            a = codepoints(text, span.start_char)
             if span.end_line == span.start_line:
-                b = max(_utf16_to_index(text, span.end_char), a + 1)
+                b = max(codepoints(text, span.end_char), a + 1)
             else:
                 b = max(len(text), a + 1)
-            pad = max(a - 2, 0)
-            prefix = "//" + " " * pad if a >= 2 else "//"
-            carets = "^" * (b - a)
-            if a < 2:
-                prefix = "//" + " "
-                carets = "^" * (b - a)
-            out.append(f"{prefix}{carets} {label} {at(span)}")
+            # Carets under the token; a token in the first two columns cannot sit under "//".
+            prefix = "//" + " " * (a - 2) if a >= 2 else "// "
+            out.append(f"{prefix}{'^' * (b - a)} {label} {at(span)}")
     if facts.failure:
         out.append("// FAILURE: " + facts.failure.splitlines()[0])
     out.append(f"// binding_complete: {str(facts.binding_complete).lower()}")

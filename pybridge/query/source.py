@@ -20,6 +20,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from pybridge.facts import utf16_len
+
 from .errors import invalid, show
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -45,20 +47,6 @@ def workspace_path(roots: tuple[str, ...], text: str) -> str:
         raise invalid(f"path {show(text)} is outside the workspace {roots[0]}; pass a path inside it "
                       f"(relative to the root, or absolute under it).", field="path")
     return rel
-
-
-def utf16_len(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def codepoints(text: str, utf16: int) -> int:
-    """How many code points of `text` make its first `utf16` UTF-16 code units."""
-    units = 0
-    for i, ch in enumerate(text):
-        if units >= utf16:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(text)
 
 
 def check_position(path: str, lines: list[str] | None, line: int, character: int) -> None:

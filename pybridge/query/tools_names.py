@@ -31,7 +31,7 @@ points (characters as Python and most editors count them).
 
 from __future__ import annotations
 
-from pybridge.facts import REF_IN_JAVADOC
+from pybridge.facts import REF_IN_JAVADOC, codepoints
 from pybridge.store import CALL_KINDS, Reader, RefRow
 
 from .coverage import coverage
@@ -39,7 +39,7 @@ from .errors import QueryError
 from .freshness import combine
 from .models import CallHierarchyArgs, GetCallersArgs, NameArgs
 from .resolve import Resolved, ambiguous, candidate, not_found, resolve
-from .source import codepoints, context
+from .source import context
 from .tools_exact import viewing
 from .view import View, qualified, rng
 from .workspace import Workspaces
