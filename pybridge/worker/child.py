@@ -84,18 +84,13 @@ def main() -> int:
             listener = Progress()
             Progress.calls = 0
             chunk = int(request.get("chunk_files") or 0)
+            args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
+                    JArray(JString)(request["classpath"]), JString(request["release"]),
+                    JString(request["encoding"]), bool(request.get("javadoc", True)), listener)
             if chunk > 0:
-                _stream(Indexer, request, listener, chunk, proto_out, protocol, JArray, JString, Progress)
+                _stream(Indexer.stream(*args, chunk), proto_out, protocol, Progress)
                 continue
-            batch = Indexer.index(
-                JArray(JString)(request["files"]),
-                JArray(JString)(request["sourcepath"]),
-                JArray(JString)(request["classpath"]),
-                JString(request["release"]),
-                JString(request["encoding"]),
-                bool(request.get("javadoc", True)),
-                listener,
-            )
+            batch = Indexer.index(*args)
             payload = _payload(batch)
             # index() + 8 field reads + progress callbacks from Java
             payload["jpype_calls"] = 9 + Progress.calls
@@ -132,12 +127,8 @@ def _payload(batch) -> dict:
     }
 
 
-def _stream(Indexer, request, listener, chunk, proto_out, protocol, JArray, JString, Progress) -> None:
-    """Index on a Java thread and send each chunk as it is ready (the parent stores it meanwhile)."""
-    stream = Indexer.stream(
-        JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
-        JArray(JString)(request["classpath"]), JString(request["release"]), JString(request["encoding"]),
-        bool(request.get("javadoc", True)), listener, chunk)
+def _stream(stream, proto_out, protocol, Progress) -> None:
+    """Send each chunk of a Java `BatchStream` as it is ready (the parent stores it meanwhile)."""
     calls, elapsed = 1, 0
     while True:
         batch = stream.next()      # blocks in Java with the GIL released

@@ -275,25 +275,24 @@ class Worker:
         except (OSError, ValueError):
             return ""
 
-    def _reap(self) -> int | None:
+    def _reap(self) -> tuple[int | None, str]:
+        """Wait for the gone child; its exit code and the tail of its (now complete) log."""
         proc = self._proc
         if proc is None:
-            return None
+            return None, ""
         try:
             code = proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
             code = proc.wait()
         tail = self._log_tail()
-        self._last_tail = tail
         self._proc = None
         self._release(proc)
-        return code
+        return code, tail
 
     def _died(self, during: str) -> WorkerError:
         """The child is gone: a typed error that names why. The next request restarts it."""
-        tail = self._log_tail()
-        code = self._reap()
+        code, tail = self._reap()
         detail = f"\nWorker log (tail):\n{tail}" if tail else ""
         if code is not None and code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
