@@ -71,38 +71,47 @@ class SyncResult:
         }
 
 
-def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: float, timings: dict, root: Path,
-               state: Path, workspace) -> SyncResult:
-    """The no-change resync: a new generation with the previous one's file versions."""
-    say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(snap.files), "total": len(snap.files)})
-    with store.stage(snap.to_json(), meta) as staging:
-        t = time.perf_counter()
-        reused = staging.reuse_generation(previous.number)
-        timings["stage"] = time.perf_counter() - t
-        changed = snapshots.changes(snap)
-        if changed:
-            raise StaleSnapshotError(changed)
-        faults.hit("sync.before_publish")
-        old = previous.meta
-        duration = time.perf_counter() - t0
-        t = time.perf_counter()
-        number = staging.publish({
-            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "duration": round(duration, 3), "modules": old.get("modules", []),
-            "limitations": old.get("limitations", []), "module_ids": old.get("module_ids", []),
-            "reused_generation": previous.number,
-        })
-        timings["publish"] = time.perf_counter() - t
+def _publish(staging, snap, t0: float, timings: dict, meta: dict) -> int:
+    """Check that no input changed while the sync ran, then publish (both paths of a sync end here)."""
+    changed = snapshots.changes(snap)
+    if changed:
+        raise StaleSnapshotError(changed)
+    faults.hit("sync.before_publish")
+    t = time.perf_counter()
+    number = staging.publish({"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                              "duration": round(time.perf_counter() - t0, 3), **meta})
+    timings["publish"] = time.perf_counter() - t
+    return number
+
+
+def _result(store: Store, number: int, root: Path, state: Path, workspace, t0: float, modules: list[dict],
+            limitations: list[dict], reused: int, timings: dict) -> SyncResult:
+    """The summary of a published generation; its counts are the ones the store computed at publish."""
     info = store.current_generation()
     published = dict(info.meta.get("counts", {})) if info else {}
-    modules = old.get("modules", [])
     counts = {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
               "references": published.get("references", 0), "problems": published.get("problems", 0),
               "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
               "modules": len(workspace.modules), "symbols": published.get("declarations", 0),
-              "limitations": len(old.get("limitations", []))}
-    return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules,
-                      old.get("limitations", []), reused, timings)
+              "limitations": len(limitations)}
+    return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules, limitations,
+                      reused, timings)
+
+
+def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: float, timings: dict, root: Path,
+               state: Path, workspace) -> SyncResult:
+    """The no-change resync: a new generation with the previous one's file versions."""
+    say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(snap.files), "total": len(snap.files)})
+    old = previous.meta
+    with store.stage(snap.to_json(), meta) as staging:
+        t = time.perf_counter()
+        reused = staging.reuse_generation(previous.number)
+        timings["stage"] = time.perf_counter() - t
+        number = _publish(staging, snap, t0, timings, {
+            "modules": old.get("modules", []), "limitations": old.get("limitations", []),
+            "module_ids": old.get("module_ids", []), "reused_generation": previous.number})
+    return _result(store, number, root, state, workspace, t0, old.get("modules", []),
+                   old.get("limitations", []), reused, timings)
 
 
 def _keep_default() -> int:
@@ -126,25 +135,6 @@ class _Starter(threading.Thread):
             self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
-
-
-def _start_in_background(worker: Worker) -> _Starter:
-    starter = _Starter(worker)
-    starter.start()
-    return starter
-
-
-def _inputs_changed(state: Path, snap) -> bool:
-    """False when the sources and POMs match the current generation's (then no JVM may be needed)."""
-    path = store_path(state)
-    if not path.exists():
-        return True
-    try:
-        with Store.open(path) as store:
-            current = store.current_generation()
-    except PybridgeError:
-        return True
-    return current is None or current.snapshot.get("inputs") != snap.inputs_fingerprint()
 
 
 def git_head(root: Path) -> str | None:
@@ -187,45 +177,46 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
         timings["fingerprint"] = time.perf_counter() - t0
 
-        t = time.perf_counter()
-        starter = _start_in_background(worker) if _inputs_changed(state, snap) else None
-
-        def maven_progress(message: str) -> None:
-            faults.hit("sync.maven")
-            say({"phase": "maven", "message": message})
-
-        classpaths = resolve_classpaths(workspace, state, allow_online=allow_online, timeout=maven_timeout,
-                                        progress=maven_progress)
-        timings["maven"] = time.perf_counter() - t
-        if starter is not None:
-            starter.join()
-            if starter.error is not None:
-                raise starter.error
-        for cp in classpaths.values():
-            snapshots.add_classpath(snap, cp.classpath)
-
-        jobs = []
-        for module in workspace.modules:
-            for scope_name, scope in module.scopes.items():
-                cp = classpaths.get((module.id, scope_name))
-                files = [str(p) for r in scope.roots for p in snapshots.source_files(r)]
-                if files and cp is not None:
-                    jobs.append((module, scope_name, files, cp))
-        total = sum(len(j[2]) for j in jobs)
-
         store = Store.open(store_path(state), keep=keep)
         try:
-            commit = git_head(root)
-            meta = {"commit": commit, "root": str(root)}
+            # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
+            t = time.perf_counter()
+            starter = None
+            if previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint():
+                starter = _Starter(worker)    # sources or POMs changed: a JVM will be needed
+                starter.start()
+
+            def maven_progress(message: str) -> None:
+                faults.hit("sync.maven")
+                say({"phase": "maven", "message": message})
+
+            classpaths = resolve_classpaths(workspace, state, allow_online=allow_online, timeout=maven_timeout,
+                                            progress=maven_progress)
+            timings["maven"] = time.perf_counter() - t
+            if starter is not None:
+                starter.join()
+                if starter.error is not None:
+                    raise starter.error
+            for cp in classpaths.values():
+                snapshots.add_classpath(snap, cp.classpath)
+
+            jobs = []
+            for module in workspace.modules:
+                for scope_name in module.scopes:
+                    cp = classpaths.get((module.id, scope_name))
+                    files = snap.scope_files.get((module.id, scope_name), {})
+                    if files and cp is not None:
+                        jobs.append((module, scope_name, files, cp))
+            total = sum(len(j[2]) for j in jobs)
+
+            meta = {"commit": git_head(root), "root": str(root)}
             if not force and previous is not None and \
                     previous.snapshot.get("fingerprint") == snap.fingerprint():
                 return _republish(store, previous, snap, meta, say, t0, timings, root, state, workspace)
             with store.stage(snap.to_json(), meta) as staging:
                 done_before = 0
                 reused = 0
-                counts = {"files": 0, "declarations": 0, "references": 0, "problems": 0,
-                          "files_not_binding_complete": 0}
                 modules_meta: list[dict] = []
                 limitations: list[dict] = []
                 t_index = t_stage = 0.0
@@ -241,14 +232,14 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     scope_counts = {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
                     staged = [0.0, 0]
 
-                    def stage_files(chunk, _m=module.id, _s=scope_name, _counts=scope_counts) -> None:
+                    def stage_files(chunk, _m=module.id, _s=scope_name, _files=files, _counts=scope_counts) -> None:
                         # Runs while the JVM indexes the next chunk (the worker streams its facts).
                         ts = time.perf_counter()
                         for ff in chunk:
-                            rel = Path(ff.path).resolve().relative_to(root).as_posix()
-                            entry = snap.files.get(rel)
+                            rel = _files.get(ff.path)    # the indexer hands back the path it was given
+                            entry = snap.files.get(rel) if rel is not None else None
                             if entry is None:
-                                raise StaleSnapshotError([rel])
+                                raise StaleSnapshotError([rel or ff.path])
                             _fv, was_reused = staging.add_file(_m, _s, rel, entry[2], entry[0], ff)
                             faults.hit("sync.staging")
                             staged[1] += was_reused
@@ -256,20 +247,16 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                             _counts["bindingComplete"] += ff.binding_complete
                             _counts["references"] += len(ff.references)
                             _counts["problems"] += len(ff.problems)
-                            counts["declarations"] += len(ff.declarations)
                         staged[0] += time.perf_counter() - ts
 
                     worker.index(IndexRequest(
-                        files=files, sourcepath=[str(p) for p in cp.sourcepath],
+                        files=list(files), sourcepath=[str(p) for p in cp.sourcepath],
                         classpath=[str(p) for p in cp.classpath], release=str(cp.release),
                         encoding=module.encoding), progress=index_progress, on_files=stage_files)
                     reused += staged[1]
                     t_index += time.perf_counter() - t - staged[0]
                     t_stage += staged[0]
                     done_before += len(files)
-                    for key in ("files", "references", "problems"):
-                        counts[key] += scope_counts[key]
-                    counts["files_not_binding_complete"] += scope_counts["files"] - scope_counts["bindingComplete"]
                     lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
                             for lim in cp.limitations]
                     limitations += lims
@@ -280,29 +267,14 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 timings["stage"] = t_stage
 
                 say({"phase": "check", "message": "checking that no input changed during the sync"})
-                changed = snapshots.changes(snap)
-                if changed:
-                    raise StaleSnapshotError(changed)
-                faults.hit("sync.before_publish")
                 limitations += ALWAYS_LIMITATIONS
-                duration = time.perf_counter() - t0
                 say({"phase": "publish", "message": "publishing"})
-                t = time.perf_counter()
-                number = staging.publish({
-                    "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "duration": round(duration, 3), "modules": modules_meta, "limitations": limitations,
-                    "module_ids": [m.id for m in workspace.modules],
-                })
-                timings["publish"] = time.perf_counter() - t
-                info = store.current_generation()
-                published_counts = dict(info.meta.get("counts", {})) if info else {}
+                number = _publish(staging, snap, t0, timings, {
+                    "modules": modules_meta, "limitations": limitations,
+                    "module_ids": [m.id for m in workspace.modules]})
+            return _result(store, number, root, state, workspace, t0, modules_meta, limitations, reused, timings)
         finally:
             store.close()
-        counts["modules"] = len(workspace.modules)
-        counts["symbols"] = published_counts.get("declarations", 0)
-        counts["limitations"] = len(limitations)
-        return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules_meta,
-                          limitations, reused, timings)
     finally:
         if own_worker and worker is not None:
             worker.close()

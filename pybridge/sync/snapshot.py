@@ -54,6 +54,8 @@ class Snapshot:
     classpath: dict[str, list] = field(default_factory=dict)    # path -> [size, mtime_ns]
     modules: dict[str, dict] = field(default_factory=dict)      # module id -> {release, encoding}
     indexer_version: str = ""
+    # (module id, scope) -> {absolute path as handed to the indexer: relpath}; not persisted
+    scope_files: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
@@ -94,11 +96,14 @@ def take(workspace: Workspace, indexer_version: str = "") -> Snapshot:
         snap.poms[_rel(root, m.pom_path)] = [st.st_size, st.st_mtime_ns, sha256_file(m.pom_path)]
         snap.modules[m.id] = {"release": m.release, "encoding": m.encoding}
         for scope in m.scopes.values():
+            listed = snap.scope_files.setdefault((m.id, scope.name), {})
             for src_root in scope.roots:
                 snap.source_roots.append(_rel(root, src_root))
                 for path in source_files(src_root):
                     st = path.stat()
-                    snap.files[_rel(root, path)] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
+                    rel = _rel(root, path)
+                    snap.files[rel] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
+                    listed[str(path)] = rel
     snap.source_roots = sorted(set(snap.source_roots))
     return snap
 
