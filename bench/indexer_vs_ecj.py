@@ -14,23 +14,18 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
-from pybridge.worker import IndexRequest, Worker, jars_dir
+from measure import _run_compiler  # bench/ is on sys.path when this runs as a script
+from pybridge.worker import IndexRequest, Worker
 
 
 def ecj(files: list[str], roots: list[str], classpath: str, release: str) -> float:
-    jar = next(jars_dir().glob("ecj-*.jar"))
-    cmd = ["java", "-Xmx3g", "-cp", str(jar), "org.eclipse.jdt.internal.compiler.batch.Main",
-           "-d", "none", "-proc:none", "--release", release, "-encoding", "UTF-8", "-nowarn",
-           "-proceedOnError", "-sourcepath", os.pathsep.join(roots)]
-    if classpath:
-        cmd += ["-classpath", classpath]
-    t0 = time.perf_counter()
-    subprocess.run(cmd + files, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - t0
+    """`ecj -d none -proc:none` as bench/run.py runs it (measure.ecj_cmd)."""
+    job = {"files": files, "sourcepath": roots, "classpath": [c for c in classpath.split(os.pathsep) if c],
+           "release": release, "encoding": "UTF-8", "release_flag": "release"}
+    return _run_compiler("ecj", job)[0]
 
 
 def main() -> None:

@@ -62,14 +62,7 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
         click.echo(json.dumps({"error": f"ARGS is not valid JSON ({err}); pass one JSON object, e.g. "
                                         "'{\"query\": \"Greeter\"}'.", "code": "invalid_argument"}, indent=2))
         sys.exit(1)
-    facade = _facade(repos, state_dir)
-    try:
-        result, is_error = facade.call(name, parsed)
-    finally:
-        facade.close()
-    click.echo(json.dumps(result, indent=2, ensure_ascii=False))
-    if is_error:
-        sys.exit(1)
+    _run(repos, state_dir, name, parsed, as_json=True)
 
 
 @main.command("serve", help="Serve the MCP tools for the workspaces given with --repo: over stdio by "

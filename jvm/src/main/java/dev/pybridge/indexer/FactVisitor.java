@@ -141,14 +141,8 @@ final class FactVisitor extends ASTVisitor {
     }
 
     private static IVariableBinding recordComponent(IMethodBinding accessor) {
-        ITypeBinding owner = accessor.getDeclaringClass();
-        if (owner == null || !owner.isRecord() || accessor.getParameterTypes().length != 0) return null;
-        for (IVariableBinding f : owner.getDeclaredFields()) {
-            if (f.getName().equals(accessor.getName()) && !java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
-                return f.getVariableDeclaration();
-            }
-        }
-        return null;
+        if (accessor.getParameterTypes().length != 0) return null;
+        return componentField(accessor.getDeclaringClass(), accessor.getName());
     }
 
     private void noteExternal(IBinding d) {
