@@ -191,13 +191,15 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 faults.hit("sync.maven")
                 say({"phase": "maven", "message": message})
 
-            classpaths = resolve_classpaths(workspace, state, allow_online=allow_online, timeout=maven_timeout,
-                                            progress=maven_progress)
+            try:
+                classpaths = resolve_classpaths(workspace, state, allow_online=allow_online,
+                                                timeout=maven_timeout, progress=maven_progress)
+            finally:
+                if starter is not None:
+                    starter.join()    # never close the worker while its start is under way
             timings["maven"] = time.perf_counter() - t
-            if starter is not None:
-                starter.join()
-                if starter.error is not None:
-                    raise starter.error
+            if starter is not None and starter.error is not None:
+                raise starter.error
             for cp in classpaths.values():
                 snapshots.add_classpath(snap, cp.classpath)
 
