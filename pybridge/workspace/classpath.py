@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -205,10 +206,10 @@ def _lib(i: int) -> str:
 
 
 def _throwaway_deps(eff: EffectivePom, scopes: frozenset[str] | None, index: dict[str, int],
-                    lib_only: bool = False) -> list:
+                    lib_only: bool = False) -> list[ET.Element]:
     """The effective dependencies for a throwaway POM: externals as they are,
     siblings as pom-typed dependencies on their `-lib` throwaway."""
-    out: list = []
+    out: list[ET.Element] = []
     libs: dict[str, int] = {}
     for d, el in eff.dependencies:
         if (scopes is not None and d.scope not in scopes) or (lib_only and d.optional):

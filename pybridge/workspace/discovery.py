@@ -137,7 +137,7 @@ def sibling_closure(mid: str, direct: dict[str, list[Dependency]]) -> tuple[Sibl
         scope = d.scope if prev is None or WIDTH.get(d.scope, 0) > WIDTH.get(prev.scope, 0) else prev.scope
         found[d.ga] = SiblingDep(d.ga, scope, True, d.is_test_jar or bool(prev and prev.test_jar))
     queue = [(d.ga, d.scope, d.exclusions) for d in direct[mid]]
-    seen: set[tuple] = set()
+    seen: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
     while queue:
         sib, scope, excl = queue.pop(0)
         if (sib, scope, excl) in seen:

@@ -32,15 +32,17 @@ def flatten(mid: str, deps_of: Mapping[str, list[Dependency]], scope: str) -> li
     siblings bring in (compile/runtime, non-optional, not excluded), each with
     the mediated scope and the exclusions collected along the way."""
     allowed = SCOPE_FILTER[scope]
-    out: dict[tuple, Dependency] = {}
-    queue: list[tuple[str, str | None, tuple]] = [(mid, None, ())]
-    seen: set = set()
+    Excl = tuple[tuple[str, str], ...]
+    out: dict[tuple[str, str, str, str | None], Dependency] = {}
+    queue: list[tuple[str, str | None, Excl]] = [(mid, None, ())]
+    seen: set[tuple[str, str | None, Excl]] = set()
     while queue:
         owner, edge, excl = queue.pop(0)
         if (owner, edge, excl) in seen:
             continue
         seen.add((owner, edge, excl))
         for d in deps_of.get(owner, []):
+            new: str | None
             if edge is None:
                 new = d.scope
             else:
@@ -125,8 +127,8 @@ def local_jars(deps: list[Dependency]) -> list[Path]:
 def dedupe(entries: list[Path]) -> list[Path]:
     """First wins, by path and by artifact (same folder .../group/artifact, same
     file name once the version is taken out)."""
-    seen: set = set()
-    out = []
+    seen: set[object] = set()
+    out: list[Path] = []
     for p in entries:
         key = (p.parent.parent, p.name.replace(p.parent.name, "")) if p.suffix in (".jar", ".zip") else p
         if key in seen or p in seen:

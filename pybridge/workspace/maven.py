@@ -44,7 +44,7 @@ import signal
 import subprocess
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,8 +221,8 @@ def _sub(parent: ET.Element, tag: str, value: str | None = None) -> ET.Element:
 
 
 def throwaway_pom(artifact_id: str, *, eff: EffectivePom | None = None,
-                  dependencies: list[ET.Element] = (), executions: Mapping[str, tuple[str, Path]] = {},
-                  modules: list[str] = ()) -> ET.Element:
+                  dependencies: Sequence[ET.Element] = (),
+                  executions: Mapping[str, tuple[str, Path]] | None = None, modules: Sequence[str] = ()) -> ET.Element:
     """A standalone pom-packaged project. `executions`: id -> (includeScope, outputFile)."""
     project = ET.Element("project")
     _sub(project, "modelVersion", "4.0.0")
@@ -262,7 +262,7 @@ def throwaway_pom(artifact_id: str, *, eff: EffectivePom | None = None,
                     if text(e, tag):
                         _sub(slim, tag, text(e, tag))
     plugin = _sub(plugins, "plugin")
-    for tag, value in zip(("groupId", "artifactId", "version"), DEPENDENCY_PLUGIN):
+    for tag, value in zip(("groupId", "artifactId", "version"), DEPENDENCY_PLUGIN, strict=True):
         _sub(plugin, tag, value)
     _sub(_sub(plugin, "configuration"), "skip", "true")
     if executions:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
@@ -33,6 +34,10 @@ COMPILER_PLUGIN = "maven-compiler-plugin"
 _PROP = re.compile(r"\$\{([^}]+)\}")
 _MAX_POM_BYTES = 16 * 1024 * 1024
 _MAX_VALUE = 64 * 1024
+
+
+DepKey = tuple[str, str, str, str | None]
+"""(groupId, artifactId, type, classifier): how Maven tells dependencies apart."""
 
 
 class _Refused(Exception):
@@ -49,7 +54,8 @@ def parse_xml(path: Path, max_bytes: int | None = _MAX_POM_BYTES) -> ET.Element:
     except PomError:
         raise
     except OSError as exc:
-        raise PomError(path, f"Cannot read {path}: {exc.strerror or exc}. Check that the file exists and is readable.") from None
+        raise PomError(path, f"Cannot read {path}: {exc.strerror or exc}. "
+                             "Check that the file exists and is readable.") from None
     builder = ET.TreeBuilder()
     parser = expat.ParserCreate()
     parser.buffer_text = True
@@ -80,7 +86,7 @@ def parse_xml(path: Path, max_bytes: int | None = _MAX_POM_BYTES) -> ET.Element:
     except expat.ExpatError as exc:
         raise PomError(path, f"{path} is not well-formed XML (line {exc.lineno}, column "
                              f"{exc.offset + 1}: {expat.ErrorString(exc.code)}); fix the XML.") from None
-    except Exception as exc:  # builder errors on truncated input
+    except (AssertionError, ValueError, TypeError) as exc:  # TreeBuilder's own checks (unbalanced tags)
         raise PomError(path, f"{path} is not well-formed XML ({exc}); fix the XML.") from None
     return root
 
@@ -200,7 +206,7 @@ def local_repository() -> Path:
     return home / ".m2" / "repository"
 
 
-def dependency_from_xml(el: ET.Element, interp=lambda s: s) -> Dependency | None:
+def dependency_from_xml(el: ET.Element, interp: Callable[[str], str] = lambda s: s) -> Dependency | None:
     """A Dependency from a `<dependency>` element; None when groupId/artifactId are missing."""
     def get(tag: str) -> str | None:
         v = text(el, tag)
@@ -357,8 +363,9 @@ class PomView:
             p = self.chain[0].path.parent / p
         return Path(os.path.normpath(p))
 
-    def _deps(self, pick, managed: dict | None) -> dict[tuple, Dependency]:
-        out: dict[tuple, Dependency] = {}
+    def _deps(self, pick: Callable[[RawPom], list[ET.Element]],
+              managed: dict[DepKey, Dependency] | None) -> dict[DepKey, Dependency]:
+        out: dict[DepKey, Dependency] = {}
         for pom in reversed(self.chain):          # ancestors first, children override
             for el in pick(pom):
                 d = dependency_from_xml(el, self.interp)
