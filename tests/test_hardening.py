@@ -27,8 +27,6 @@ from pybridge.store import Store
 from pybridge.store import faults as store_faults
 from pybridge.sync import faults as sync_faults
 from pybridge.sync import state_dir_for, store_path, sync
-from pybridge.sync.diskfull import DiskFullError
-from pybridge.sync.state import StateFolderError
 from pybridge.worker import Worker
 
 from .test_query_support import err, facade_for, key_of, ok
@@ -158,7 +156,7 @@ def test_an_enospc_anywhere_in_a_sync_is_named_disk_full_with_the_volume(kitchen
             raise OSError(errno.ENOSPC, "No space left on device", str(state / "scratch"))
 
     monkeypatch.setattr(sync_faults, "hit", no_space)
-    with pytest.raises(DiskFullError, match=r"disk full: free space on /") as info:
+    with pytest.raises(PybridgeError, match=r"disk full: free space on /") as info:
         sync(root, state_dir=state, worker=worker)
     assert info.value.details["reason"] == "disk_full"
 
@@ -274,7 +272,7 @@ def test_a_state_folder_refuses_a_second_workspace(tmp_path, samples, worker):
     shutil.copytree(samples / "reactor", b)
     state = tmp_path / "shared"
     sync(a, state_dir=state, worker=worker)
-    with pytest.raises(StateFolderError, match=f"belongs to the workspace {a}, not {b}"):
+    with pytest.raises(PybridgeError, match=f"belongs to the workspace {a}, not {b}"):
         sync(b, state_dir=state, worker=worker)
     with Facade([b], {b: state}) as facade:
         refused = err(facade, "find_symbol", {"query": "Counter"}, "invalid_argument")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,8 +96,23 @@ def _inside(root: Path, path: Path) -> bool:
         return False
 
 
+def _passable(name: str) -> bool:
+    """Whether JDT gets this path back unchanged: it reads `\\` as a separator, and the JVM
+    cannot spell bytes that are not UTF-8 (Python holds them as lone surrogates)."""
+    if "\\" in name:
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]:
     """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip."""
+    if not _passable(str(path)):
+        return None, ("unreadable: its name cannot be handed to the compiler (a backslash, or bytes "
+                      "that are not UTF-8); rename it")
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -179,7 +195,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
             listed = snap.scope_files.setdefault((m.id, scope.name), {})
             for src_root in scope.roots:
                 if not _inside(root, src_root):
-                    snap.skipped[_rel(root, src_root)] = [
+                    snap.skipped[_shown(_rel(root, src_root))] = [
                         m.id, scope.name, f"outside_workspace: the source folder resolves to "
                                           f"{os.path.realpath(src_root)}"]
                     continue
@@ -188,7 +204,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                     rel = _rel(root, path)
                     st, reason = classify(root, path)
                     if st is None:
-                        snap.skipped[rel] = [m.id, scope.name, reason]
+                        snap.skipped[_shown(rel)] = [m.id, scope.name, reason]
                         continue
                     try:
                         digest = sha256_file(path)
@@ -223,6 +239,17 @@ def limitations(snap: Snapshot) -> list[dict[str, Any]]:
                                f"({MAX_FILE_BYTES_ENV}); it was not indexed, so it has no facts and blocks "
                                f"coverage of {module} {scope}. Raise the bound (0: none) to index it."})
     return out
+
+
+def _shown(rel: str) -> str:
+    """A path as answers show it: bytes that are not UTF-8 as `\\xNN` escapes (valid JSON text)."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _unshown(rel: str) -> str:
+    """The file name `_shown` escaped (`\\xNN` back to the byte)."""
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), rel.encode("utf-8"))
+    return os.fsdecode(raw)
 
 
 def oversized_facts(snap: Snapshot, module: str, scope: str) -> list[tuple[str, FileFacts]]:
@@ -267,11 +294,11 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
             rel = _rel(root, path)
             if rel in snap.files:
                 continue
-            if rel in snap.skipped:
+            if _shown(rel) in snap.skipped:
                 if classify(root, path)[0] is None:    # still skipped
                     continue
             changed.append(rel)
-    for rel in snap.skipped:
-        if rel not in changed and not os.path.lexists(root / rel) and not os.path.isabs(rel):
+    for rel in snap.skipped:    # a skipped entry that is gone
+        if rel not in changed and not os.path.isabs(rel) and not os.path.lexists(root / _unshown(rel)):
             changed.append(rel)
     return sorted(set(changed))[:limit]
