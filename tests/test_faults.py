@@ -85,6 +85,8 @@ def _run_sync(root: Path, state: Path, kill_at: int | None) -> tuple[list, int |
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
         _kill_marked(token)
     return events, code
 

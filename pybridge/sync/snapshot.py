@@ -33,6 +33,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,27 +130,27 @@ def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]
 @dataclass
 class Snapshot:
     root: Path
-    files: dict[str, list] = field(default_factory=dict)        # relpath -> [size, mtime_ns, sha256]
-    poms: dict[str, list] = field(default_factory=dict)         # relpath -> [size, mtime_ns, sha256]
+    files: dict[str, list[Any]] = field(default_factory=dict)        # relpath -> [size, mtime_ns, sha256]
+    poms: dict[str, list[Any]] = field(default_factory=dict)         # relpath -> [size, mtime_ns, sha256]
     source_roots: list[str] = field(default_factory=list)       # relpaths of every scanned source root
-    classpath: dict[str, list] = field(default_factory=dict)    # path -> [size, mtime_ns]
-    modules: dict[str, dict] = field(default_factory=dict)      # module id -> {release, encoding}
+    classpath: dict[str, list[Any]] = field(default_factory=dict)    # path -> [size, mtime_ns]
+    modules: dict[str, dict[str, Any]] = field(default_factory=dict)      # module id -> {release, encoding}
     indexer_version: str = ""
     # relpath -> [module id, scope, reason]: entries never read (see the module docstring)
-    skipped: dict[str, list] = field(default_factory=dict)
+    skipped: dict[str, list[Any]] = field(default_factory=dict)
     # relpath -> [module id, scope, size]: fingerprinted, not indexed (above max_file_bytes)
-    oversized: dict[str, list] = field(default_factory=dict)
+    oversized: dict[str, list[Any]] = field(default_factory=dict)
     # (module id, scope) -> {absolute path as handed to the indexer: relpath}; not persisted
     scope_files: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
                 "skipped": self.skipped, "oversized": self.oversized,
                 "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
-    def from_json(cls, root: Path, data: dict) -> "Snapshot":
+    def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
         return cls(Path(root), dict(data.get("files", {})), dict(data.get("poms", {})),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
                    dict(data.get("modules", {})), data.get("indexer_version", ""),
@@ -202,8 +203,8 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                 snap.source_roots.append(_rel(root, src_root))
                 for path in source_files(src_root):
                     rel = _rel(root, path)
-                    st, reason = classify(root, path)
-                    if st is None:
+                    fst, reason = classify(root, path)
+                    if fst is None:
                         snap.skipped[_shown(rel)] = [m.id, scope.name, reason]
                         continue
                     try:
@@ -211,9 +212,9 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                     except OSError as exc:     # vanished or unreadable between stat and read
                         snap.skipped[rel] = [m.id, scope.name, f"unreadable: {exc.strerror or exc}"]
                         continue
-                    snap.files[rel] = [st.st_size, st.st_mtime_ns, digest]
-                    if bound and st.st_size > bound:
-                        snap.oversized[rel] = [m.id, scope.name, st.st_size]
+                    snap.files[rel] = [fst.st_size, fst.st_mtime_ns, digest]
+                    if bound and fst.st_size > bound:
+                        snap.oversized[rel] = [m.id, scope.name, fst.st_size]
                     else:
                         listed[str(path)] = rel
     snap.source_roots = sorted(set(snap.source_roots))
@@ -265,7 +266,7 @@ def oversized_facts(snap: Snapshot, module: str, scope: str) -> list[tuple[str, 
     return out
 
 
-def add_classpath(snap: Snapshot, entries) -> None:
+def add_classpath(snap: Snapshot, entries: Iterable[Path | str]) -> None:
     for entry in entries:
         p = Path(entry)
         try:
