@@ -15,7 +15,7 @@ import pytest
 
 from pybridge.cli import main
 from pybridge.query import Facade
-from pybridge.sync import sync
+from pybridge.sync import state_dir_for, sync
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,13 +25,15 @@ def kitchen(tmp_path_factory, samples, worker):
     base = tmp_path_factory.mktemp("cli")
     root = base / "kitchen-sink"
     shutil.copytree(samples / "kitchen-sink", root)
-    state = base / "state"
+    with pytest.MonkeyPatch.context() as mp:   # PYBRIDGE_STATE_DIR is the parent of each workspace's folder
+        mp.setenv("PYBRIDGE_STATE_DIR", str(base / "states"))
+        state = state_dir_for(root)
     sync(root, state_dir=state, worker=worker)
     return root, state
 
 
 def run(*args: str, cwd: Path, state: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYBRIDGE_STATE_DIR": str(state)}
+    env = {**os.environ, "PYBRIDGE_STATE_DIR": str(state.parent)}
     return subprocess.run([sys.executable, "-m", "pybridge.cli", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
 

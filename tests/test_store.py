@@ -300,7 +300,7 @@ def test_a_full_disk_while_staging_is_a_store_error_and_the_last_generation_stay
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count = {pages + 2}")   # the disk is full
     big = facts(refs=[ref(f"Lcom/acme/T{i};", "type_use", at=(i, 0)) for i in range(5000)])
-    with pytest.raises(StoreError, match="free disk space"):
+    with pytest.raises(StoreError, match="disk full: free space on "):
         with store.stage({}, {}) as staging:
             staging.add_file(MODULE, "main", GREETER_PATH, sha("big"), 10, big)
     store._conn.execute("PRAGMA max_page_count = 1073741823")

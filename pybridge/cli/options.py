@@ -9,5 +9,6 @@ import click
 
 def state_dir_option(f):
     return click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                        help="Where pybridge keeps this workspace's state (default: a folder under the user "
-                             "cache directory; PYBRIDGE_STATE_DIR also sets it).")(f)
+                        help="The folder where pybridge keeps this workspace's state (default: a folder of "
+                             "its own under PYBRIDGE_STATE_DIR, else under the user cache directory). "
+                             "A state folder belongs to one workspace and refuses another.")(f)

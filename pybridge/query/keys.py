@@ -18,9 +18,15 @@ A *cursor* names (workspace, tool, generation, arguments, position)::
 `args` is a hash of the tool's validated arguments without the cursor, so
 a cursor used with other arguments is told apart from a garbled one.
 
-The secret is 32 random bytes in `<state>/secret` (mode 0600), created on
-first use; when the state folder is not writable a per-process secret is
-used, and keys then live as long as the process.
+Both are accepted in their canonical spelling only: unpadded base64url whose
+unused low bits of the last character are zero. (Decoding ignores those
+bits, so without the check one key had up to 16 accepted spellings.)
+
+The secret is 32 random bytes in `<state>/secret` (mode 0600), created by
+the sync (a query only reads it; it creates one only for a state folder
+that no sync of this version prepared); when the state folder is not
+writable a per-process secret is used, and keys then live as long as the
+process.
 """
 
 from __future__ import annotations
@@ -30,12 +36,12 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pybridge.sync.state import load_secret as _state_secret
 
 KEY_VERSION = 1
 CURSOR_VERSION = 2
@@ -53,32 +59,9 @@ class TokenError(ValueError):
 
 
 def load_secret(state: Path) -> bytes:
-    """The workspace's secret, created (atomically, 0600) on first use."""
-    path = state / "secret"
-    try:
-        data = path.read_bytes()
-        if len(data) == SECRET_LEN:
-            return data
-    except FileNotFoundError:
-        pass
-    fresh = secrets.token_bytes(SECRET_LEN)
-    tmp = state / f"secret.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, fresh)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)        # fails when another process won the race: use theirs
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(tmp)
-    data = path.read_bytes()
-    if len(data) != SECRET_LEN:
-        raise OSError(f"{path} does not hold a {SECRET_LEN}-byte secret; delete it")
-    return data
+    """The workspace's secret (see `pybridge.sync.state.load_secret`); a sync creates it, so a
+    query only reads it, and creates it only for a workspace never synced by this version."""
+    return _state_secret(state)
 
 
 def workspace_tag(secret: bytes) -> bytes:
@@ -123,9 +106,14 @@ def _decode(token: str) -> bytes:
     if not isinstance(token, str) or not _B64.fullmatch(token) or len(token) % 4 == 1:
         raise TokenError("not base64url")
     try:
-        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError) as exc:
         raise TokenError("not base64url") from exc
+    # The last character may carry padding bits that decoding ignores; only the
+    # spelling that encoding produces (padding bits zero) names the token.
+    if _encode(data) != token:
+        raise TokenError("not the canonical base64url spelling")
+    return data
 
 
 def _binding(key: str) -> bytes:

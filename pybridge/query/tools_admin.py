@@ -70,6 +70,13 @@ def _progress_adapter(progress: Progress | None) -> Callable[[dict], None]:
     return on_event
 
 
+def _still_served(message: str) -> str:
+    """The message, saying once (never twice) that the previous generation is still served."""
+    if "previous generation" in message or "published generation" in message:
+        return message
+    return f"{message.rstrip()} The previous generation, if any, is still served."
+
+
 def sync_tool(spaces: Workspaces, a: SyncArgs, progress: Progress | None, *,
               allow_online: bool, heap: str | None, worker: Any, wait: bool = True) -> dict:
     ws = spaces.pick(a.repo)
@@ -88,8 +95,7 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
         raise QueryError("stale_snapshot", exc.message, changed=list(exc.changed),
                          hint="wait until the edits are done, then call sync again") from exc
     except PybridgeError as exc:
-        raise QueryError("sync_failed", f"The sync of {ws.slug} failed: {exc.message} The previous "
-                         f"generation, if any, is still served.",
+        raise QueryError("sync_failed", f"The sync of {ws.slug} failed: {_still_served(exc.message)}",
                          cause=getattr(exc, "cause", None) or type(exc).__name__) from exc
     except Exception as exc:  # noqa: BLE001 - whatever broke, the caller gets an answer
         log.exception("sync of %s failed", ws.root)

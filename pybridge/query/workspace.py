@@ -22,6 +22,7 @@ from typing import Any
 from pybridge.errors import StoreError
 from pybridge.store import GenerationInfo, Reader, Store
 from pybridge.sync import state_dir_for, store_path
+from pybridge.sync.state import StateFolderError, check_owner
 
 from . import keys
 from .errors import QueryError, invalid, show
@@ -63,7 +64,11 @@ class Served:
                 if not path.exists():
                     return None
                 try:
-                    self._store = Store.open(path)
+                    check_owner(self.state, self.root)
+                except StateFolderError as exc:
+                    raise QueryError("invalid_argument", exc.message, **exc.details) from exc
+                try:   # read-only: a query never writes (nor collects), so it answers on a full disk
+                    self._store = Store.open(path, readonly=True)
                 except StoreError as exc:
                     raise QueryError("not_synced", f"The index of {self.slug} cannot be opened: "
                                      f"{exc.message}") from exc

@@ -32,10 +32,14 @@ next `Store.open` or `stage` (whoever can take the writer lock).
 
 Other `Store` methods: `current_generation()`, `generations()` (kept,
 newest first), `gc()`, `applied_migrations()`, `stats()` (row counts and
-bytes in use), `close()`. `Store.open(path, keep=3, batch_rows=50_000)`.
+bytes in use), `close()`. `Store.open(path, keep=None, batch_rows=50_000,
+readonly=False)`: `keep` defaults to PYBRIDGE_KEEP_GENERATIONS or 3.
+Readers open with `readonly=True`: read-only file, no GC, no writes (they
+answer on a full disk); only a writer (a sync) collects, under its lock.
 
 Reading (any number of readers, in any process; WAL)::
 
+    store = Store.open(state_dir / "store.sqlite", readonly=True)   # never writes, never collects
     with store.reader() as r:               # pinned: a read transaction on one snapshot
         r.generation                        # GenerationInfo (number, snapshot, meta, …)
         r.files(module=, scope=) / r.file(path) / r.module_scopes()

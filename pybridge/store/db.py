@@ -13,43 +13,55 @@ Connection settings (every connection):
 - `foreign_keys=ON`: cascades delete a file version's rows;
 - `busy_timeout`: wait for a concurrent writer (a migration, GC) instead of
   failing at once.
-- New files get `auto_vacuum=INCREMENTAL` so GC can hand pages back.
+- New files get `auto_vacuum=INCREMENTAL` so GC can hand pages back, and are
+  created 0600 before SQLite opens them (SQLite gives the `-wal` and `-shm`
+  files the database's mode).
+
+Read-only connections (`readonly=True`, the query path) open the file with
+`mode=ro` and `query_only`, never set a pragma that writes, and so answer
+on a full disk. When the disk is so full that SQLite cannot even create
+the shared-memory index of a WAL database (a fresh reader after the last
+connection closed), and no `-wal` file holds commits the database lacks,
+the reader falls back to `immutable=1`: safe then, because nothing can be
+written to a full disk, and the fallback lasts only that connection.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from pybridge.errors import StoreError
+
+from . import diskfull, faults
 
 BUSY_TIMEOUT_MS = 10_000
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    if readonly:
+        return _connect_readonly(path)
     try:
+        if not path.exists():     # 0600 from the start: -wal and -shm inherit the mode
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
         )
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise error(path, "opened", exc) from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if not readonly and conn.execute("PRAGMA page_count").fetchone()[0] == 0:
+        if conn.execute("PRAGMA page_count").fetchone()[0] == 0:
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode.lower() != "wal":
-            raise StoreError(
-                f"The store at {path} cannot use write-ahead logging (journal mode {mode}); "
-                f"put the state folder on a local file system (--state-dir).",
-                path=str(path),
-            )
+        _check_wal(path, mode)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        if readonly:
-            conn.execute("PRAGMA query_only = ON")
+        faults.connected(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise error(path, "opened", exc) from exc
@@ -59,10 +71,67 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    try:
+        return _open_readonly(path, immutable=False)
+    except (sqlite3.Error, StoreError) as exc:
+        cause = exc.__cause__ if isinstance(exc, StoreError) else exc
+        wal = path.with_name(path.name + "-wal")
+        no_commits_aside = not wal.exists() or wal.stat().st_size == 0
+        if isinstance(cause, sqlite3.Error) and no_commits_aside and diskfull.is_disk_full(cause, path):
+            try:
+                return _open_readonly(path, immutable=True)
+            except (sqlite3.Error, StoreError):
+                pass
+        if isinstance(exc, StoreError):
+            raise
+        raise error(path, "opened", exc) from exc
+
+
+def _open_readonly(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    if not path.exists():
+        raise StoreError(f"The store at {path} does not exist; run sync first.", path=str(path),
+                         reason="not_synced")
+    uri = f"file:{quote(str(path))}?mode=ro" + ("&immutable=1" if immutable else "")
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                           timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if not immutable:
+            _check_wal(path, mode)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()   # reads now, fails now
+    except sqlite3.Error as exc:
+        conn.close()
+        raise error(path, "opened", exc) from exc
+    except StoreError:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_wal(path: Path, mode: str) -> None:
+    if mode.lower() != "wal":
+        raise StoreError(
+            f"The store at {path} cannot use write-ahead logging (journal mode {mode}); "
+            f"put the state folder on a local file system (--state-dir).",
+            path=str(path),
+        )
+
+
 def error(path: Path, action: str, exc: BaseException) -> StoreError:
     """A StoreError for a failed SQLite call, saying what to do next."""
     text = str(exc)
     lowered = text.lower()
+    if diskfull.is_disk_full(exc, path):
+        full = diskfull.describe(path)
+        return StoreError(
+            f"The store at {path} could not be {action}: {full} ({text}), then sync again; "
+            f"the last published generation is still served.",
+            path=str(path), sqlite_error=text, reason="disk_full", volume=str(diskfull.volume(path)),
+        )
     if "full" in lowered:
         advice = "free disk space and sync again; the last published generation is still served"
     elif isinstance(exc, sqlite3.DatabaseError) and (

@@ -8,10 +8,21 @@ SIGKILLs itself at one point and then check that the store survives:
 - `publish.before_commit`: the publish transaction is written, not committed
 - `publish.after_commit`: published, retention GC not yet run
 - `gc.before_commit`: GC deleted rows, not committed
+
+`connected(conn)` is called with every writing connection the store opens;
+the fault suite replaces it to inject a full disk (`PRAGMA max_page_count`,
+which makes SQLite fail the next write that needs a page with SQLITE_FULL,
+exactly as a full volume does).
 """
 
 from __future__ import annotations
 
+import sqlite3
+
 
 def hit(point: str) -> None:
+    """No-op in production."""
+
+
+def connected(conn: sqlite3.Connection) -> None:
     """No-op in production."""

@@ -4,11 +4,17 @@ An advisory `flock` on `<store>.lock`. The kernel drops it when the holder
 exits, however it exits (SIGKILL included), so a crashed sync never leaves
 the store locked, and anyone who can take the lock knows that no staging is
 under way and that unpublished generations are debris to collect.
+
+Lock files are opened with `O_NOFOLLOW` and created 0600: a symlink planted
+in the state folder is refused, never followed (the holder writes its PID
+into the lock file, which would otherwise overwrite the link's target).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -18,6 +24,25 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not on POSIX: no cross-process lock
     fcntl = None  # type: ignore[assignment]
+
+
+def open_lock_file(path: Path) -> int:
+    """Open (creating 0600) a lock file; a symlink there is an OSError (ELOOP), never followed."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise OSError(exc.errno, f"{path} is a symbolic link; a lock file must be a plain file "
+                          f"(remove the link)") from exc
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file; remove it")
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 class WriterLock:
@@ -34,7 +59,7 @@ class WriterLock:
         if self._fd is not None:
             return True
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_lock_file(self.path)
         except OSError as exc:
             raise StoreError(
                 f"The lock file {self.path} cannot be opened ({exc}); pass a writable "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from .schema import PUBLISHED, STAGING
 from .staging import Staging, dumps
 
 DEFAULT_KEEP = 3
+KEEP_ENV = "PYBRIDGE_KEEP_GENERATIONS"
 DEFAULT_BATCH_ROWS = 50_000
 _IDLE_READERS = 4
 _MIGRATION_WAIT = 10.0
@@ -31,9 +33,10 @@ class Store:
     any number of readers, in this process or others."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection, lock: WriterLock, keep: int,
-                 batch_rows: int) -> None:
+                 batch_rows: int, readonly: bool = False) -> None:
         self.path = path
         self.keep = keep
+        self.readonly = readonly
         self.batch_rows = batch_rows
         self._conn = conn
         self._lock = lock
@@ -42,40 +45,43 @@ class Store:
         self._closed = False
 
     @classmethod
-    def open(cls, path: Path | str, *, keep: int = DEFAULT_KEEP,
-             batch_rows: int = DEFAULT_BATCH_ROWS) -> Store:
-        """Open (creating if needed) the store at `path`.
+    def open(cls, path: Path | str, *, keep: int | None = None,
+             batch_rows: int = DEFAULT_BATCH_ROWS, readonly: bool = False) -> Store:
+        """Open the store at `path`.
 
-        Applies pending schema migrations, and, when no sync is staging,
-        collects the debris of crashed syncs and generations beyond `keep`.
+        A writer (the default; a sync) creates the file if needed, applies
+        pending schema migrations and, when no other sync is staging,
+        collects the debris of crashed syncs and the generations beyond
+        `keep` (default: `configured_keep()`, i.e. PYBRIDGE_KEEP_GENERATIONS
+        or 3), under the writer lock.
+
+        A reader (`readonly=True`; every query) never collects and never
+        writes: it opens the file read-only, so it answers on a full disk,
+        and cannot stage. The one exception is a schema upgrade left
+        pending by an older pybridge, which a reader applies (under the
+        writer lock) before it opens read-only. A missing file is a
+        StoreError with reason `not_synced`.
         """
+        path = Path(path)
+        lock = WriterLock(path.with_name(path.name + ".lock"))
+        if readonly:
+            return cls._open_reader(path, lock, keep or DEFAULT_KEEP, batch_rows)
+        if keep is None:
+            keep = configured_keep()
         if keep < 1:
             raise StoreError(f"keep must be at least 1 (got {keep}); the current generation "
                              f"is always kept.")
-        path = Path(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(
                 f"The state folder {path.parent} cannot be created ({exc}); pass a writable "
                 f"--state-dir.", path=str(path),
             ) from exc
         conn = connect(path)
-        lock = WriterLock(path.with_name(path.name + ".lock"))
         try:
             if schema.pending(conn):
-                # Another opener may be migrating right now: wait for it briefly.
-                if not lock.acquire(timeout=_MIGRATION_WAIT):
-                    raise StoreError(
-                        f"The store at {path} needs a schema upgrade while another sync is "
-                        f"writing it; retry when that sync has finished.", path=str(path),
-                    )
-                try:
-                    schema.migrate(conn)
-                    if _gc.needed(conn, keep):
-                        _gc.collect(conn, keep)
-                finally:
-                    lock.release()
+                _migrate(conn, lock, path, keep)
             elif lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
                 try:
                     if _gc.needed(conn, keep):
@@ -89,6 +95,28 @@ class Store:
             conn.close()
             raise
         return cls(path, conn, lock, keep, batch_rows)
+
+    @classmethod
+    def _open_reader(cls, path: Path, lock: WriterLock, keep: int, batch_rows: int) -> Store:
+        conn = connect(path, readonly=True)
+        try:
+            if schema.pending(conn):
+                conn.close()
+                writer = connect(path)
+                try:
+                    _migrate(writer, lock, path, keep, collect=False)
+                except sqlite3.Error as exc:
+                    raise error(path, "upgraded", exc) from exc
+                finally:
+                    writer.close()
+                conn = connect(path, readonly=True)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise error(path, "opened", exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn, lock, keep, batch_rows, readonly=True)
 
     def __enter__(self) -> Store:
         return self
@@ -118,6 +146,7 @@ class Store:
         limitations, modules…). Both are stored as JSON.
         """
         self._check_open()
+        self._check_writer()
         snapshot_json, meta_json = dumps(snapshot, "snapshot"), dumps(meta, "metadata")
         with self._mutex:
             if not self._lock.try_acquire():
@@ -146,8 +175,9 @@ class Store:
                        batch_rows=self.batch_rows)
 
     def gc(self) -> _gc.Collected:
-        """Collect now (normally automatic after publish and on open)."""
+        """Collect now (normally automatic after publish and on open); a writer's job."""
         self._check_open()
+        self._check_writer()
         with self._mutex:
             if not self._lock.try_acquire():
                 return _gc.Collected(0, 0)
@@ -233,6 +263,11 @@ class Store:
 
     # internals -------------------------------------------------------------
 
+    def _check_writer(self) -> None:
+        if self.readonly:
+            raise StoreError(f"The store at {self.path} was opened read-only (for queries); "
+                             f"open it as a writer to stage or collect.")
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError(f"The store at {self.path} is closed; open it again.")
@@ -265,6 +300,39 @@ class Store:
                 self._idle.append(conn)
                 return
         conn.close()
+
+
+def configured_keep() -> int:
+    """How many published generations a writer keeps: PYBRIDGE_KEEP_GENERATIONS, default 3."""
+    raw = os.environ.get(KEEP_ENV, "").strip()
+    if not raw:
+        return DEFAULT_KEEP
+    try:
+        value = int(raw)
+    except ValueError:
+        raise StoreError(f"{KEEP_ENV}={raw!r} is not a number; set it to how many generations "
+                         f"to keep (1 or more), or unset it for {DEFAULT_KEEP}.") from None
+    if value < 1:
+        raise StoreError(f"{KEEP_ENV}={raw!r}: at least 1 generation (the current one) is kept; "
+                         f"set 1 or more, or unset it for {DEFAULT_KEEP}.")
+    return value
+
+
+def _migrate(conn: sqlite3.Connection, lock: WriterLock, path: Path, keep: int,
+             collect: bool = True) -> None:
+    """Apply pending migrations under the writer lock (and collect, for a writer)."""
+    # Another opener may be migrating right now: wait for it briefly.
+    if not lock.acquire(timeout=_MIGRATION_WAIT):
+        raise StoreError(
+            f"The store at {path} needs a schema upgrade while another sync is "
+            f"writing it; retry when that sync has finished.", path=str(path),
+        )
+    try:
+        schema.migrate(conn)
+        if collect and _gc.needed(conn, keep):
+            _gc.collect(conn, keep)
+    finally:
+        lock.release()
 
 
 def _select_generation(conn: sqlite3.Connection, number: int | None) -> GenerationInfo | None:

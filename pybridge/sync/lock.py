@@ -4,7 +4,7 @@ An advisory `flock` on `<state>/sync.lock`, held for the whole sync (Maven,
 indexing, staging, publish). The kernel drops it when the holder exits,
 however it exits, so a killed sync never leaves the workspace locked. A
 second sync waits (saying so once) or, asked not to wait, fails at once with
-a clear error.
+a clear error. The lock file is opened with `O_NOFOLLOW`, created 0600.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from pybridge.errors import PybridgeError
+from pybridge.store.lock import open_lock_file
 
 
 class SyncBusyError(PybridgeError):
@@ -29,8 +30,12 @@ class SyncLock:
 
     def acquire(self, wait: bool = True, say: Callable[[str], None] | None = None,
                 timeout: float | None = None) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            fd = open_lock_file(self.path)
+        except OSError as exc:
+            raise SyncBusyError(f"The sync lock {self.path} cannot be opened ({exc.strerror or exc}); "
+                                f"fix the state folder or pass another --state-dir.") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -10,7 +10,6 @@ A sync whose inputs changed while it ran publishes nothing and raises
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 import time
@@ -21,9 +20,13 @@ from typing import Any, Callable
 
 from pybridge.errors import PybridgeError
 from pybridge.store import Store
+from pybridge.store.store import configured_keep
 from pybridge.sync import faults
 from pybridge.sync import snapshot as snapshots
+from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
+from pybridge.sync.oversized import has_oversized, stage_oversized
+from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
@@ -115,10 +118,7 @@ def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: floa
 
 
 def _keep_default() -> int:
-    try:
-        return max(int(os.environ.get("PYBRIDGE_KEEP_GENERATIONS", "3")), 1)
-    except ValueError:
-        return 3
+    return configured_keep()
 
 
 class _Starter(threading.Thread):
@@ -146,6 +146,7 @@ def git_head(root: Path) -> str | None:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 
 
+@names_full_disk
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
@@ -165,6 +166,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     timings: dict[str, float] = {}
     root = Path(root).resolve()
     state = state_dir_for(root, state_dir)
+    prepare_state(state, root)    # 0700, bound to this root (refuses another), its key secret
 
     lock = SyncLock(state)
     lock.acquire(wait=wait, say=lambda msg: say({"phase": "lock", "message": msg}))
@@ -208,7 +210,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 for scope_name in module.scopes:
                     cp = classpaths.get((module.id, scope_name))
                     files = snap.scope_files.get((module.id, scope_name), {})
-                    if files and cp is not None:
+                    if (files or has_oversized(snap, module.id, scope_name)) and cp is not None:
                         jobs.append((module, scope_name, files, cp))
             total = sum(len(j[2]) for j in jobs)
 
@@ -251,10 +253,12 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                             _counts["problems"] += len(ff.problems)
                         staged[0] += time.perf_counter() - ts
 
-                    worker.index(IndexRequest(
-                        files=list(files), sourcepath=[str(p) for p in cp.sourcepath],
-                        classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                        encoding=module.encoding), progress=index_progress, on_files=stage_files)
+                    if files:
+                        worker.index(IndexRequest(
+                            files=list(files), sourcepath=[str(p) for p in cp.sourcepath],
+                            classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                            encoding=module.encoding), progress=index_progress, on_files=stage_files)
+                    staged[1] += stage_oversized(staging, snap, module.id, scope_name, scope_counts)
                     reused += staged[1]
                     t_index += time.perf_counter() - t - staged[0]
                     t_stage += staged[0]
@@ -269,7 +273,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 timings["stage"] = t_stage
 
                 say({"phase": "check", "message": "checking that no input changed during the sync"})
-                limitations += ALWAYS_LIMITATIONS
+                limitations += snapshots.limitations(snap) + ALWAYS_LIMITATIONS
                 say({"phase": "publish", "message": "publishing"})
                 number = _publish(staging, snap, t0, timings, {
                     "modules": modules_meta, "limitations": limitations,

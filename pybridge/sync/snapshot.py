@@ -8,16 +8,57 @@ alone (size and mtime; a new or vanished source file counts too), which is
 what the freshness check and the sync's end-of-run check use. It reads no
 file contents, so it costs one `stat` per file and one directory walk per
 source root.
+
+Hostile trees (DESIGN section 9: nothing outside a served workspace is ever
+read). A `*.java` entry that cannot be read (a dangling symlink, a symlink
+loop, no permission, not a regular file) or that resolves outside the
+workspace root (a symlink out of it), and a source root that resolves
+outside it, are *skipped*: never opened, recorded in `skipped` with the
+reason, and named as limitations (`file_unreadable`,
+`file_outside_workspace`); the sync goes on with the other files. Symlinked
+folders inside a source root are not descended into (`os.walk` default).
+
+Very large files: a file larger than `max_file_bytes()`
+(`PYBRIDGE_MAX_FILE_BYTES`, default 2 MiB) is fingerprinted but not handed
+to the indexer (JDT's time grows faster than linearly with one file's size:
+see the README); it is stored without facts and not binding-complete, so it
+blocks coverage of its module and scope, and is named as the limitation
+`file_too_large` with its path and size.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import re
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from pybridge.errors import PybridgeError
+from pybridge.facts import FileFacts, Problem, Span
 from pybridge.workspace import Workspace
+
+MAX_FILE_BYTES_ENV = "PYBRIDGE_MAX_FILE_BYTES"
+DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+def max_file_bytes() -> int:
+    """The size bound above which a source file is not indexed (PYBRIDGE_MAX_FILE_BYTES; 0 = none)."""
+    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_FILE_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise PybridgeError(f"{MAX_FILE_BYTES_ENV}={raw!r} is not a size in bytes; set a whole number "
+                            f"(0 for no bound) or unset it for {DEFAULT_MAX_FILE_BYTES}.")
+    return value
 
 
 def sha256_file(path: Path) -> str:
@@ -39,34 +80,81 @@ def source_files(root: Path) -> list[Path]:
 
 
 def _rel(root: Path, path: Path) -> str:
+    """The workspace-relative spelling of `path` as listed (a symlink keeps its own name)."""
+    absolute = Path(os.path.abspath(path))
+    if absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
     try:
         return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return str(path.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return str(absolute)
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(root)
+    except (OSError, ValueError):
+        return False
+
+
+def _passable(name: str) -> bool:
+    """Whether JDT gets this path back unchanged: it reads `\\` as a separator, and the JVM
+    cannot spell bytes that are not UTF-8 (Python holds them as lone surrogates)."""
+    if "\\" in name:
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]:
+    """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip."""
+    if not _passable(str(path)):
+        return None, ("unreadable: its name cannot be handed to the compiler (a backslash, or bytes "
+                      "that are not UTF-8); rename it")
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        what = "a symbolic link loop" if exc.errno == errno.ELOOP else (
+            "a dangling symbolic link" if os.path.islink(path) else exc.strerror or str(exc))
+        return None, f"unreadable: {what}"
+    if not _inside(root, path):
+        return None, f"outside_workspace: it resolves to {os.path.realpath(path)}"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "unreadable: not a regular file"
+    return st, None
 
 
 @dataclass
 class Snapshot:
     root: Path
-    files: dict[str, list] = field(default_factory=dict)        # relpath -> [size, mtime_ns, sha256]
-    poms: dict[str, list] = field(default_factory=dict)         # relpath -> [size, mtime_ns, sha256]
+    files: dict[str, list[Any]] = field(default_factory=dict)        # relpath -> [size, mtime_ns, sha256]
+    poms: dict[str, list[Any]] = field(default_factory=dict)         # relpath -> [size, mtime_ns, sha256]
     source_roots: list[str] = field(default_factory=list)       # relpaths of every scanned source root
-    classpath: dict[str, list] = field(default_factory=dict)    # path -> [size, mtime_ns]
-    modules: dict[str, dict] = field(default_factory=dict)      # module id -> {release, encoding}
+    classpath: dict[str, list[Any]] = field(default_factory=dict)    # path -> [size, mtime_ns]
+    modules: dict[str, dict[str, Any]] = field(default_factory=dict)      # module id -> {release, encoding}
     indexer_version: str = ""
+    # relpath -> [module id, scope, reason]: entries never read (see the module docstring)
+    skipped: dict[str, list[Any]] = field(default_factory=dict)
+    # relpath -> [module id, scope, size]: fingerprinted, not indexed (above max_file_bytes)
+    oversized: dict[str, list[Any]] = field(default_factory=dict)
     # (module id, scope) -> {absolute path as handed to the indexer: relpath}; not persisted
     scope_files: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
+                "skipped": self.skipped, "oversized": self.oversized,
                 "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
-    def from_json(cls, root: Path, data: dict) -> "Snapshot":
+    def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
         return cls(Path(root), dict(data.get("files", {})), dict(data.get("poms", {})),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
-                   dict(data.get("modules", {})), data.get("indexer_version", ""))
+                   dict(data.get("modules", {})), data.get("indexer_version", ""),
+                   dict(data.get("skipped") or {}), dict(data.get("oversized") or {}))
 
     def inputs_fingerprint(self) -> str:
         """The fingerprint of the sources, POMs, releases and indexer version (not the classpath)."""
@@ -76,6 +164,9 @@ class Snapshot:
                 h.update(f"{name}\0{key}\0{table[key][-1]}\n".encode())
         for key in sorted(self.modules):
             h.update(f"m\0{key}\0{sorted(self.modules[key].items())}\n".encode())
+        for name, table in (("s", self.skipped), ("o", self.oversized)):   # nothing when empty
+            for key in sorted(table):
+                h.update(f"{name}\0{key}\0{table[key]}\n".encode())
         h.update(f"i\0{self.indexer_version}".encode())
         return h.hexdigest()
 
@@ -87,9 +178,15 @@ class Snapshot:
         return h.hexdigest()
 
 
-def take(workspace: Workspace, indexer_version: str = "") -> Snapshot:
-    """Fingerprint the sources and POMs of a workspace (hashes every file once)."""
+def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None = None) -> Snapshot:
+    """Fingerprint the sources and POMs of a workspace (hashes every file once).
+
+    Files that cannot be read or lie outside the workspace are skipped and
+    recorded; files above `max_bytes` (default `max_file_bytes()`) are
+    fingerprinted but left out of `scope_files` (see the module docstring).
+    """
     root = workspace.root
+    bound = max_file_bytes() if max_bytes is None else max_bytes
     snap = Snapshot(root, indexer_version=indexer_version)
     for m in workspace.modules:
         st = m.pom_path.stat()
@@ -98,17 +195,78 @@ def take(workspace: Workspace, indexer_version: str = "") -> Snapshot:
         for scope in m.scopes.values():
             listed = snap.scope_files.setdefault((m.id, scope.name), {})
             for src_root in scope.roots:
+                if not _inside(root, src_root):
+                    snap.skipped[_shown(_rel(root, src_root))] = [
+                        m.id, scope.name, f"outside_workspace: the source folder resolves to "
+                                          f"{os.path.realpath(src_root)}"]
+                    continue
                 snap.source_roots.append(_rel(root, src_root))
                 for path in source_files(src_root):
-                    st = path.stat()
                     rel = _rel(root, path)
-                    snap.files[rel] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
-                    listed[str(path)] = rel
+                    fst, reason = classify(root, path)
+                    if fst is None:
+                        snap.skipped[_shown(rel)] = [m.id, scope.name, reason]
+                        continue
+                    try:
+                        digest = sha256_file(path)
+                    except OSError as exc:     # vanished or unreadable between stat and read
+                        snap.skipped[rel] = [m.id, scope.name, f"unreadable: {exc.strerror or exc}"]
+                        continue
+                    snap.files[rel] = [fst.st_size, fst.st_mtime_ns, digest]
+                    if bound and fst.st_size > bound:
+                        snap.oversized[rel] = [m.id, scope.name, fst.st_size]
+                    else:
+                        listed[str(path)] = rel
     snap.source_roots = sorted(set(snap.source_roots))
     return snap
 
 
-def add_classpath(snap: Snapshot, entries) -> None:
+def limitations(snap: Snapshot) -> list[dict[str, Any]]:
+    """The named limitations of the files a sync skipped or did not index (sorted by path)."""
+    out: list[dict[str, Any]] = []
+    for rel, (module, scope, reason) in sorted(snap.skipped.items()):
+        kind, _, detail = str(reason).partition(": ")
+        if kind == "outside_workspace":
+            out.append({"kind": "file_outside_workspace", "module": module, "scope": scope, "path": rel,
+                        "message": f"{rel} was not read: {detail}, outside the workspace (pybridge never "
+                                   f"reads outside a served workspace). Its references are not indexed."})
+        else:
+            out.append({"kind": "file_unreadable", "module": module, "scope": scope, "path": rel,
+                        "message": f"{rel} was skipped: {detail}. Fix or remove it, then sync again; "
+                                   f"its references are not indexed meanwhile."})
+    for rel, (module, scope, size) in sorted(snap.oversized.items()):
+        out.append({"kind": "file_too_large", "module": module, "scope": scope, "path": rel, "size": size,
+                    "message": f"{rel} ({size:,} bytes) is larger than the {max_file_bytes():,}-byte bound "
+                               f"({MAX_FILE_BYTES_ENV}); it was not indexed, so it has no facts and blocks "
+                               f"coverage of {module} {scope}. Raise the bound (0: none) to index it."})
+    return out
+
+
+def _shown(rel: str) -> str:
+    """A path as answers show it: bytes that are not UTF-8 as `\\xNN` escapes (valid JSON text)."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _unshown(rel: str) -> str:
+    """The file name `_shown` escaped (`\\xNN` back to the byte)."""
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), rel.encode("utf-8"))
+    return os.fsdecode(raw)
+
+
+def oversized_facts(snap: Snapshot, module: str, scope: str) -> list[tuple[str, FileFacts]]:
+    """(relpath, facts) of the oversized files of one module and scope: no facts, not
+    binding-complete, one problem that says why (so diagnostics and coverage see them)."""
+    out = []
+    for rel, (m, s, size) in sorted(snap.oversized.items()):
+        if (m, s) == (module, scope):
+            message = (f"Not indexed: {size:,} bytes is above the {max_file_bytes():,}-byte bound "
+                       f"({MAX_FILE_BYTES_ENV}).")
+            out.append((rel, FileFacts(path=str(snap.root / rel), binding_complete=False, problems=[
+                Problem("other_error", "", message, Span(0, 0, 0, 0), False)])))
+    return out
+
+
+def add_classpath(snap: Snapshot, entries: Iterable[Path | str]) -> None:
     for entry in entries:
         p = Path(entry)
         try:
@@ -119,7 +277,8 @@ def add_classpath(snap: Snapshot, entries) -> None:
 
 
 def changes(snap: Snapshot, limit: int = 100) -> list[str]:
-    """Workspace-relative paths whose stat no longer matches the snapshot (new, changed or deleted)."""
+    """Workspace-relative paths whose stat no longer matches the snapshot (new, changed or deleted;
+    a skipped file that became readable, or a readable one that no longer is, counts too)."""
     root = snap.root
     changed: list[str] = []
     for table in (snap.files, snap.poms):
@@ -134,6 +293,13 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
     for src in snap.source_roots:
         for path in source_files(root / src):
             rel = _rel(root, path)
-            if rel not in snap.files:
-                changed.append(rel)
+            if rel in snap.files:
+                continue
+            if _shown(rel) in snap.skipped:
+                if classify(root, path)[0] is None:    # still skipped
+                    continue
+            changed.append(rel)
+    for rel in snap.skipped:    # a skipped entry that is gone
+        if rel not in changed and not os.path.isabs(rel) and not os.path.lexists(root / _unshown(rel)):
+            changed.append(rel)
     return sorted(set(changed))[:limit]

@@ -297,8 +297,8 @@ class Worker:
         if code is not None and code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             return WorkerError(
-                f"The indexer worker was killed by {name} during {during}. The previous generation is "
-                f"untouched; run the sync again (a fresh worker starts).{detail}",
+                f"The indexer worker was killed by {name} during {during}; run the sync again (a fresh "
+                f"worker starts).{detail}",
                 cause="killed", exit_code=code, signal=name)
         if code == 3 or "OutOfMemoryError" in tail:
             return WorkerError(
