@@ -108,8 +108,11 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
         raise click.UsageError(f"--host {host} is not a loopback address: anyone who reaches it could run the "
                                "tools, sync included (which runs Maven). Give a token with --token or "
                                "PYBRIDGE_TOKEN, or serve on 127.0.0.1.")
-    if token is not None and not token.strip():
-        raise click.UsageError("--token (or PYBRIDGE_TOKEN) is empty; give a non-empty token or none.")
+    if token is not None and not (token.isascii() and token.isprintable() and token.strip() == token
+                                  and " " not in token and token):
+        raise click.UsageError("--token (or PYBRIDGE_TOKEN) must be non-empty printable ASCII without spaces "
+                               "(it travels in an HTTP header), e.g. the output of "
+                               "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`.")
     facade = _facade(repos, state_dir)
     try:
         if http:
