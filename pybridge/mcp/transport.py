@@ -125,6 +125,9 @@ def classify_line(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, A
                                                "message per line, encoded as UTF-8.")
     is_request = isinstance(raw, dict) and "method" in raw and "id" in raw
     rid = _request_id(raw)
+    if is_request and rid is None:
+        return None, _error(None, INVALID_REQUEST, "Invalid Request: \"id\" must be an integer or a string of "
+                                                   "Unicode text.")
     where = _lone_surrogate(raw)
     if where is not None:
         if not is_request:
@@ -133,8 +136,6 @@ def classify_line(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, A
         return None, _error(rid, INVALID_PARAMS, f"Invalid params: the string at {where} holds a lone UTF-16 "
                                                  "surrogate escape (\\ud800-\\udfff), which is not Unicode text. "
                                                  "Send valid Unicode (a surrogate pair or the UTF-8 character).")
-    if is_request and rid is None:
-        return None, _error(None, INVALID_REQUEST, "Invalid Request: \"id\" must be an integer or a string.")
     try:
         message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
     except (ValueError, RecursionError) as err:
