@@ -74,7 +74,8 @@ CASES: list[tuple[bytes, object]] = [
     (b'{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"status","arguments":{"repo":"\\ud800"}}}', 40),
     (b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"status","arguments":{"\\udfff":1}}}', 41),
     (b'{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"st\\udc00atus","arguments":{}}}', 42),
-    (b'{"jsonrpc":"2.0","id":43,"method":"pi\\ud800ng"}', 43), (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', None),
+    (b'{"jsonrpc":"2.0","id":43,"method":"pi\\ud800ng"}', 43),
+    (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', None),
     (b'{"jsonrpc":"2.0","id":44,"method":"tools/call","params":{"name":"find_symbol",'
      b'"arguments":{"query":"\\ud83d\\ude00"}}}', 44),  # a valid pair is text: answered normally
     # notifications and responses, malformed or not: no answer
@@ -267,5 +268,5 @@ def test_every_malformed_http_body_is_answered_and_the_server_stays_up(reactor, 
         assert answer.json()["result"]["structuredContent"]["symbols"]
         assert served.proc.poll() is None
     with capsys.disabled():
-        print(f"\nHTTP fuzz: {sum(statuses.values())} hostile bodies answered, by status {dict(sorted(statuses.items()))}, "
-              "server up")
+        print(f"\nHTTP fuzz: {sum(statuses.values())} hostile bodies answered, by status "
+              f"{dict(sorted(statuses.items()))}, server up")

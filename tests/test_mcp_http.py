@@ -51,12 +51,19 @@ def reactor(tmp_path_factory, samples, worker) -> tuple[Path, Path]:
 
 @contextlib.contextmanager
 def http_server(root: Path, state: Path, *extra: str, token: str | None = None) -> Iterator[Served]:
-    """`pybridge serve --http --port 0` on 127.0.0.1; yields once its startup line has named the URL."""
+    """`pybridge serve --http --port 0` on 127.0.0.1 for one workspace; yields once its startup line has named
+    the URL."""
     env = {k: v for k, v in os.environ.items() if k != "PYBRIDGE_TOKEN"}
     if token is not None:
         env["PYBRIDGE_TOKEN"] = token
-    proc = subprocess.Popen([sys.executable, "-m", "pybridge.cli", "serve", "--http", "--port", "0",
-                             "--repo", str(root), "--state-dir", str(state), *extra],
+    with http_serve(["--repo", str(root), "--state-dir", str(state), *extra], env) as (url, proc, banner):
+        yield Served(url, proc, banner, root, state)
+
+
+@contextlib.contextmanager
+def http_serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str], str]]:
+    """`pybridge serve --http --port 0 ARGS` with the environment `env`: (url, process, startup line)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pybridge.cli", "serve", "--http", "--port", "0", *args],
                             stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     try:
         assert proc.stderr is not None
@@ -66,7 +73,7 @@ def http_server(root: Path, state: Path, *extra: str, token: str | None = None) 
                 break
         else:
             raise AssertionError(f"the HTTP server never said where it listens (exit {proc.wait()})")
-        yield Served(url, proc, line, root, state)
+        yield url, proc, line
     finally:
         proc.kill()
         proc.wait()
