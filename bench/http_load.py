@@ -116,6 +116,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--sessions", type=int, default=200, help="idle sessions to open for the memory figure")
     parser.add_argument("--token", default="bench-token")
+    parser.add_argument("--sse", action="store_true", help="serve with --sse (SSE answers) to compare")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if not (1 <= args.clients <= 200 and 0 < args.seconds <= 120 and 0 <= args.sessions <= 2000):
@@ -129,7 +130,7 @@ def main() -> None:
         subprocess.run([*exe, "sync", str(repo), "--state-dir", str(state)], check=True, capture_output=True)
         env = {**os.environ, "PYBRIDGE_TOKEN": args.token}
         proc = subprocess.Popen([*exe, "serve", "--http", "--port", "0", "--repo", str(repo), "--state-dir",
-                                 str(state)], stderr=subprocess.PIPE, text=True, env=env)
+                                 str(state), *(["--sse"] if args.sse else [])], stderr=subprocess.PIPE, text=True, env=env)
         try:
             assert proc.stderr is not None
             url = None
@@ -159,7 +160,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     report = {
-        "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
+        "answers": "sse" if args.sse else "json", "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
         "callsPerSecond": round(len(latencies) / elapsed, 1),
         "p50ms": round(pct(latencies, 0.50) * 1000, 1), "p90ms": round(pct(latencies, 0.90) * 1000, 1),
         "p99ms": round(pct(latencies, 0.99) * 1000, 1), "maxms": round(max(latencies, default=0) * 1000, 1),
