@@ -130,7 +130,8 @@ def main() -> None:
         subprocess.run([*exe, "sync", str(repo), "--state-dir", str(state)], check=True, capture_output=True)
         env = {**os.environ, "PYBRIDGE_TOKEN": args.token}
         proc = subprocess.Popen([*exe, "serve", "--http", "--port", "0", "--repo", str(repo), "--state-dir",
-                                 str(state), *(["--sse"] if args.sse else [])], stderr=subprocess.PIPE, text=True, env=env)
+                                 str(state), *(["--sse"] if args.sse else [])],
+                                stderr=subprocess.PIPE, text=True, env=env)
         try:
             assert proc.stderr is not None
             url = None
@@ -160,7 +161,8 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     report = {
-        "answers": "sse" if args.sse else "json", "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
+        "answers": "sse" if args.sse else "json",
+        "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
         "callsPerSecond": round(len(latencies) / elapsed, 1),
         "p50ms": round(pct(latencies, 0.50) * 1000, 1), "p90ms": round(pct(latencies, 0.90) * 1000, 1),
         "p99ms": round(pct(latencies, 0.99) * 1000, 1), "maxms": round(max(latencies, default=0) * 1000, 1),
