@@ -66,23 +66,59 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
 
 
 @main.command("serve", help="Serve the MCP tools for the workspaces given with --repo: over stdio by "
-                            "default, or streamable HTTP with --http (bound to 127.0.0.1 unless --host says "
-                            "otherwise).")
+                            "default, or streamable HTTP at http://HOST:PORT/mcp with --http. HTTP binds to "
+                            "127.0.0.1 and refuses requests whose Host or Origin is not loopback (403, "
+                            "DNS-rebinding protection) unless --allow-host/--allow-origin allow them; with "
+                            "--token (or PYBRIDGE_TOKEN) every request needs 'Authorization: Bearer TOKEN' "
+                            "(401 otherwise). A non-loopback --host requires a token.")
 @repo_option
 @state_dir_option
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
-@click.option("--port", default=8765, show_default=True, type=int, help="HTTP port.")
-def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int) -> None:
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP bind address. Anything but loopback exposes the tools (sync runs Maven) to the "
+                   "network: it requires --token.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="HTTP port (0: any free port; the startup line on stderr prints the URL).")
+@click.option("--token", envvar="PYBRIDGE_TOKEN", default=None, metavar="TOKEN",
+              help="Require 'Authorization: Bearer TOKEN' on every HTTP request (401 otherwise). Prefer the "
+                   "environment variable PYBRIDGE_TOKEN: a command line is visible to other users.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests whose Host header names NAME (repeatable; loopback names always "
+                   "pass). Needed when clients reach a non-loopback --host by name or address.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="Also answer browser requests from ORIGIN, e.g. https://tools.example:8443 (repeatable; "
+                   "loopback origins and requests without Origin always pass).")
+@click.option("--session-timeout", default=1800.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Close an HTTP session after this many seconds without a request; its client then "
+                   "initializes a new one.")
+@click.option("--max-sessions", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="At most this many open HTTP sessions; a request that would open another gets 503.")
+@click.option("--sse", is_flag=True,
+              help="Answer each HTTP request with an SSE stream instead of one JSON body. Needed to receive "
+                   "sync's progress notifications over HTTP; costs throughput under load.")
+def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int,
+                  token: str | None, allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...],
+                  session_timeout: float, max_sessions: int, sse: bool) -> None:
     import anyio
 
-    from pybridge.mcp.server import run_http, run_stdio
+    from pybridge.mcp.transport import Guard, is_loopback, run_http, run_stdio
     from pybridge.query import TOOL_NAMES
 
+    if http and not is_loopback(host) and not token:
+        raise click.UsageError(f"--host {host} is not a loopback address: anyone who reaches it could run the "
+                               "tools, sync included (which runs Maven). Give a token with --token or "
+                               "PYBRIDGE_TOKEN, or serve on 127.0.0.1.")
+    if token is not None and not (token.isascii() and token.isprintable() and token.strip() == token
+                                  and " " not in token and token):
+        raise click.UsageError("--token (or PYBRIDGE_TOKEN) must be non-empty printable ASCII without spaces "
+                               "(it travels in an HTTP header), e.g. the output of "
+                               "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`.")
     facade = _facade(repos, state_dir)
     try:
         if http:
-            run_http(facade, TOOL_NAMES, host, port)
+            guard = Guard.for_bind(host, allow_hosts, allow_origins, token)
+            run_http(facade, TOOL_NAMES, host, port, guard, session_idle_timeout=session_timeout,
+                     max_sessions=max_sessions, json_response=not sse)
         else:
             anyio.run(run_stdio, facade, TOOL_NAMES)
     finally:

@@ -90,32 +90,3 @@ def build_server(facade, names) -> Server:
     return Server("pybridge", version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
-
-async def run_stdio(facade, names) -> None:
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(facade, names)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-def run_http(facade, names, host: str, port: int) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp (loopback unless told otherwise)."""
-    import contextlib
-
-    import uvicorn
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.applications import Starlette
-    from starlette.routing import Mount
-
-    server = build_server(facade, names)
-    manager = StreamableHTTPSessionManager(app=server)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app):
-        async with manager.run():
-            yield
-
-    app = Starlette(routes=[Mount("/mcp", app=manager.handle_request)], lifespan=lifespan)
-    # "info" makes uvicorn say "Uvicorn running on http://HOST:PORT" once it listens (tests wait for it).
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)

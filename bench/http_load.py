@@ -1,0 +1,180 @@
+"""Load on the streamable HTTP transport: N concurrent MCP clients for S seconds against `pybridge serve --http`.
+
+    .venv/bin/python bench/http_load.py                       # 50 clients, 20 s, samples/reactor
+    .venv/bin/python bench/http_load.py --clients 10 --seconds 5 --sessions 100
+
+Copies samples/reactor to a temporary folder, syncs it into a temporary state
+folder, starts `pybridge serve --http --port 0` on 127.0.0.1 (never anything
+else), and runs the clients in this process (asyncio, httpx2, one MCP session
+each: initialize, then tools/call in a loop over read-only queries). Reports
+throughput, p50/p90/p99/max latency per call, errors, and the server's
+resident memory per idle session (`--sessions` sessions opened and left open).
+Prints one JSON object; `--markdown` prints the RESULTS.md lines as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parent.parent
+ACCEPT = "application/json, text/event-stream"
+QUERIES = [
+    ("status", {}),
+    ("find_symbol", {"query": "Greeter"}),
+    ("findReferences", {"repo": "reactor", "symbol": "Greeter"}),
+    ("goToDefinition", {"repo": "reactor", "symbol": "Greeter"}),
+    ("get_callers", {"symbol": "Greeter.greet"}),
+    ("callHierarchy", {"repo": "reactor", "symbol": "Greeter.greet"}),
+]
+
+
+def _body(response: httpx2.Response) -> dict:
+    """The JSON-RPC answer of a POST, whether the server replied with JSON or with an SSE stream."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in response.text.splitlines():
+            if line.startswith("data:") and line[5:].strip():
+                message = json.loads(line[5:])
+                if "id" in message:
+                    return message
+        raise RuntimeError(f"no answer in the event stream: {response.text[:200]!r}")
+    return response.json()
+
+
+async def open_session(client: httpx2.AsyncClient, url: str, headers: dict) -> dict:
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "http_load", "version": "1"}}}
+    response = await client.post(url, json=init, headers=headers)
+    response.raise_for_status()
+    _body(response)
+    session = dict(headers)
+    if "mcp-session-id" in response.headers:
+        session["mcp-session-id"] = response.headers["mcp-session-id"]
+    session["mcp-protocol-version"] = "2025-06-18"
+    await client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+    return session
+
+
+async def one_client(index: int, url: str, base_headers: dict, deadline: float, latencies: list[float],
+                     errors: list[str]) -> None:
+    async with httpx2.AsyncClient(timeout=60) as client:
+        session = await open_session(client, url, base_headers)
+        n = index
+        while time.perf_counter() < deadline:
+            name, args = QUERIES[n % len(QUERIES)]
+            n += 1
+            started = time.perf_counter()
+            try:
+                response = await client.post(url, headers=session, json={
+                    "jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}})
+                message = _body(response)
+                if "error" in message or message["result"].get("isError"):
+                    errors.append(f"{name}: {json.dumps(message)[:200]}")
+            except (httpx2.HTTPError, RuntimeError, ValueError) as exc:
+                errors.append(f"{name}: {exc!r}")
+                continue
+            latencies.append(time.perf_counter() - started)
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+async def idle_sessions(url: str, headers: dict, count: int, pid: int) -> dict:
+    before = rss_kb(pid)
+    async with httpx2.AsyncClient(timeout=60) as client:
+        for _ in range(count):
+            await open_session(client, url, headers)
+    after = rss_kb(pid)
+    return {"sessions": count, "rssBeforeKiB": before, "rssAfterKiB": after,
+            "perSessionKiB": round((after - before) / count, 1) if count else None}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--sessions", type=int, default=200, help="idle sessions to open for the memory figure")
+    parser.add_argument("--token", default="bench-token")
+    parser.add_argument("--sse", action="store_true", help="serve with --sse (SSE answers) to compare")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    if not (1 <= args.clients <= 200 and 0 < args.seconds <= 120 and 0 <= args.sessions <= 2000):
+        parser.error("bounded load only: 1-200 clients, at most 120 s, at most 2000 idle sessions")
+
+    tmp = Path(tempfile.mkdtemp(prefix="pybridge-http-load-"))
+    try:
+        repo, state = tmp / "reactor", tmp / "state"
+        shutil.copytree(ROOT / "samples" / "reactor", repo)
+        exe = [sys.executable, "-m", "pybridge.cli"]
+        subprocess.run([*exe, "sync", str(repo), "--state-dir", str(state)], check=True, capture_output=True)
+        env = {**os.environ, "PYBRIDGE_TOKEN": args.token}
+        proc = subprocess.Popen([*exe, "serve", "--http", "--port", "0", "--repo", str(repo), "--state-dir",
+                                 str(state), *(["--sse"] if args.sse else [])],
+                                stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert proc.stderr is not None
+            url = None
+            for line in proc.stderr:
+                if "running on http://127.0.0.1:" in line:
+                    url = line.split("running on ", 1)[1].split()[0]
+                    break
+            if url is None:
+                raise SystemExit("the server did not start")
+            headers = {"accept": ACCEPT, "authorization": f"Bearer {args.token}"}
+            latencies: list[float] = []
+            errors: list[str] = []
+
+            async def load() -> float:
+                deadline = time.perf_counter() + args.seconds
+                started = time.perf_counter()
+                await asyncio.gather(*(one_client(i, url, headers, deadline, latencies, errors)
+                                       for i in range(args.clients)))
+                return time.perf_counter() - started
+
+            elapsed = asyncio.run(load())
+            memory = asyncio.run(idle_sessions(url, headers, args.sessions, proc.pid)) if args.sessions else None
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    report = {
+        "answers": "sse" if args.sse else "json",
+        "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
+        "callsPerSecond": round(len(latencies) / elapsed, 1),
+        "p50ms": round(pct(latencies, 0.50) * 1000, 1), "p90ms": round(pct(latencies, 0.90) * 1000, 1),
+        "p99ms": round(pct(latencies, 0.99) * 1000, 1), "maxms": round(max(latencies, default=0) * 1000, 1),
+        "idleSessions": memory, "firstErrors": errors[:3],
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+                   f"Python {platform.python_version()}",
+    }
+    print(json.dumps(report, indent=2))
+    if args.markdown:
+        print(f"| {report['clients']} | {report['seconds']} | {report['calls']} | {report['callsPerSecond']} | "
+              f"{report['p50ms']} | {report['p99ms']} | {report['maxms']} | {report['errors']} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,424 @@
+"""The MCP transports: stdio and streamable HTTP, around the server of `pybridge.mcp.server`.
+
+stdio. The SDK's own stdio reader parses each line with pydantic's strict JSON
+parser, which rejects a lone UTF-16 surrogate escape (`"\\ud800"`); the error
+is handed to the dispatcher, which has no request id to answer and drops it,
+so the client waited forever. Its writer also fails outright on a reply that
+holds a lone surrogate (a file name that is not UTF-8 decodes to one), which
+ends the server. pybridge reads and writes the wire itself:
+- every line is parsed with Python's `json` (which reads lone surrogates);
+  text that is not JSON is answered with a JSON-RPC parse error (-32700,
+  `id: null`), a message that is not JSON-RPC with an invalid-request error
+  (-32600, with the request's id when it has one), a request whose strings
+  hold a lone surrogate with an invalid-params error (-32602) naming the
+  field, so every request gets an answer;
+- every reply is encoded as UTF-8; a lone surrogate in it becomes U+FFFD.
+While serving, fd 0 reads the null device and fd 1 writes to stderr, so
+nothing that a child process or a library prints can corrupt the wire.
+
+HTTP. `http://HOST:PORT/mcp` (also `/mcp/`, never a redirect), on the SDK's
+StreamableHTTPSessionManager, behind one guard (see `Guard`):
+- DNS-rebinding protection (MCP streamable HTTP transport spec): the `Host`
+  header must name a loopback address (or a host allowed with
+  `--allow-host`), and an `Origin` header, when present, must be a loopback
+  origin (or one allowed with `--allow-origin`); otherwise 403. A request
+  without `Origin` (a CLI or SDK client, not a browser) passes.
+- an optional bearer token (`--token` or `PYBRIDGE_TOKEN`): a request without
+  `Authorization: Bearer TOKEN`, or with another token, gets 401; the
+  comparison takes constant time.
+- sessions are bounded: a session with no request in flight for
+  `session_idle_timeout` seconds is closed (its id then answers 404 and the
+  client initializes again), and at most `max_sessions` are open (another
+  one gets 503).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import re
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+from pybridge.mcp.server import build_server
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from pybridge.query import Facade
+
+log = logging.getLogger("pybridge.mcp")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+MAX_LINE = 4 * 1024 * 1024  # bytes; the HTTP transport's body limit is the same
+DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
+DEFAULT_MAX_SESSIONS = 1000
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# ---------------------------------------------------------------------------------------------------- stdio
+
+def _lone_surrogate(value: Any, where: str = "") -> str | None:
+    """The JSON path of the first string (or key) in `value` that holds a lone surrogate, else None.
+
+    Python's json joins a valid surrogate pair into one character, so any
+    surrogate code point left in a decoded string is a lone one."""
+    if isinstance(value, str):
+        return where or "$" if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _SURROGATE.search(key):
+                return f"{where}.{_SURROGATE.sub('?', key)}" if where else _SURROGATE.sub("?", key)
+            found = _lone_surrogate(item, f"{where}.{key}" if where else key)
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _lone_surrogate(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def _request_id(message: Any) -> int | str | None:
+    """The id to answer a malformed message with: its own when it is a usable JSON-RPC id, else null."""
+    if isinstance(message, dict):
+        rid = message.get("id")
+        if isinstance(rid, str) and not _SURROGATE.search(rid):
+            return rid
+        if isinstance(rid, int) and not isinstance(rid, bool):
+            return rid
+    return None
+
+
+def _error(rid: int | str | None, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+
+
+def classify_line(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, Any] | None]:
+    """One line read from stdio: (the message to serve, None), or (None, the error reply to send), or
+    (None, None) for a line to ignore (blank, or a malformed notification or response, which get no
+    answer under JSON-RPC)."""
+    text = line.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None, None
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        return None, _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({err}). Send one JSON-RPC "
+                                               "message per line, encoded as UTF-8.")
+    is_request = isinstance(raw, dict) and "method" in raw and "id" in raw
+    rid = _request_id(raw)
+    if is_request and rid is None:
+        return None, _error(None, INVALID_REQUEST, "Invalid Request: \"id\" must be an integer or a string of "
+                                                   "Unicode text.")
+    where = _lone_surrogate(raw)
+    if where is not None:
+        if not is_request:
+            log.warning("dropped a notification or response holding a lone surrogate at %s", where)
+            return None, None
+        return None, _error(rid, INVALID_PARAMS, f"Invalid params: the string at {where} holds a lone UTF-16 "
+                                                 "surrogate escape (\\ud800-\\udfff), which is not Unicode text. "
+                                                 "Send valid Unicode (a surrogate pair or the UTF-8 character).")
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
+    except (ValueError, RecursionError) as err:
+        if isinstance(raw, dict) and "method" in raw and "id" not in raw:
+            log.warning("dropped a malformed notification: %s", str(err).splitlines()[0])
+            return None, None
+        if isinstance(raw, dict) and "method" not in raw and ("result" in raw or "error" in raw):
+            log.warning("dropped a malformed response: %s", str(err).splitlines()[0])
+            return None, None
+        return None, _error(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message (expected an "
+                                                  "object with \"jsonrpc\": \"2.0\", a string \"method\", an "
+                                                  "integer or string \"id\" and object \"params\"). "
+                                                  f"{str(err).splitlines()[0]}")
+    return message, None
+
+
+def encode_reply(message: types.JSONRPCMessage | dict[str, Any]) -> bytes:
+    """One wire line; a lone surrogate anywhere in the reply becomes U+FFFD instead of failing the writer."""
+    if isinstance(message, dict):
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    else:
+        try:
+            return (message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode("utf-8")
+        except ValueError:  # pydantic's "surrogates not allowed"
+            text = json.dumps(message.model_dump(mode="json", by_alias=True, exclude_unset=True),
+                              ensure_ascii=False, separators=(",", ":"))
+    return (_SURROGATE.sub("\ufffd", text) + "\n").encode("utf-8")
+
+
+@contextlib.contextmanager
+def _claim_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The wire on private descriptors; fd 0 reads /dev/null and fd 1 goes to stderr meanwhile."""
+    sys.stdout.flush()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved = (os.dup(0), os.dup(1))
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(devnull, 0)
+        os.dup2(2, 1)
+    finally:
+        os.close(devnull)
+    try:
+        with os.fdopen(wire_in, "rb") as rin, os.fdopen(wire_out, "wb", buffering=0) as rout:
+            yield rin, rout
+    finally:
+        os.dup2(saved[0], 0)
+        os.dup2(saved[1], 1)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def _read_line(stream: BinaryIO) -> bytes:
+    """One line (b"" at end of input). A line longer than MAX_LINE is returned cut to MAX_LINE + 1 bytes
+    (so the caller can tell) and the rest of it is skipped."""
+    line = stream.readline(MAX_LINE + 1)
+    if len(line) > MAX_LINE and not line.endswith(b"\n"):
+        while True:
+            rest = stream.readline(65536)
+            if not rest or rest.endswith(b"\n"):
+                break
+    return line
+
+
+async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | None = None,
+                    stdout: BinaryIO | None = None) -> None:
+    """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes."""
+    server = build_server(facade, names)
+    with contextlib.ExitStack() as stack:
+        if stdin is None or stdout is None:
+            stdin, stdout = stack.enter_context(_claim_stdio())
+        await _serve_stdio(server, stdin, stdout)
+
+
+async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO) -> None:
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+    write_lock = anyio.Lock()
+
+    async def put(line: bytes) -> None:
+        async with write_lock:
+            await anyio.to_thread.run_sync(_write_all, stdout, line)
+
+    async def read_loop() -> None:
+        async with read_send:
+            while True:
+                line = await anyio.to_thread.run_sync(_read_line, stdin, abandon_on_cancel=True)
+                if not line:
+                    return
+                too_long = len(line) > MAX_LINE
+                if too_long:
+                    await put(encode_reply(_error(None, INVALID_REQUEST, f"Invalid Request: a message is longer "
+                                                                          f"than {MAX_LINE} bytes; it was "
+                                                                          "skipped.")))
+                    continue
+                message, reply = classify_line(line)
+                if reply is not None:
+                    await put(encode_reply(reply))
+                if message is not None:
+                    await read_send.send(SessionMessage(message))
+
+    async def write_loop() -> None:
+        async with write_recv:
+            async for session_message in write_recv:
+                await put(encode_reply(session_message.message))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_loop)
+        tg.start_soon(write_loop)
+        await server.run(read_recv, write_send, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+def _write_all(stream: BinaryIO, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = stream.write(view)
+        view = view[written or 0:]
+    stream.flush()
+
+
+# ----------------------------------------------------------------------------------------------------- HTTP
+
+def is_loopback(host: str) -> bool:
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _split_host(value: str) -> str:
+    """The host part of a Host header value (`name`, `name:port`, `[v6]:port`), lower case."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        return value[: end + 1] if end > 0 else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+@dataclass
+class Guard:
+    """What the HTTP transport lets through: Host, Origin and the bearer token (see the module docstring)."""
+
+    allowed_hosts: set[str] = field(default_factory=set)  # host names, no port
+    allowed_origins: set[str] = field(default_factory=set)  # scheme://host[:port], exact, lower case
+    token: str | None = None
+
+    @classmethod
+    def for_bind(cls, host: str, allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
+                 token: str | None = None) -> Guard:
+        hosts = set(LOOPBACK_NAMES) | {h.lower() for h in allow_hosts}
+        bind = host.lower()
+        if bind not in ("0.0.0.0", "::", "[::]", ""):
+            hosts.add(f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind)
+        return cls(hosts, {o.rstrip("/").lower() for o in allow_origins}, token or None)
+
+    def host_ok(self, value: str | None) -> bool:
+        return bool(value) and _split_host(value or "") in self.allowed_hosts
+
+    def origin_ok(self, value: str | None) -> bool:
+        if value is None:
+            return True  # not a browser: DNS rebinding needs one
+        origin = value.strip().rstrip("/").lower()
+        if origin in self.allowed_origins:
+            return True
+        scheme, sep, rest = origin.partition("://")
+        if not sep or scheme not in ("http", "https") or "/" in rest:
+            return False
+        return _split_host(rest) in LOOPBACK_NAMES
+
+    def token_ok(self, authorization: str | None) -> bool:
+        if self.token is None:
+            return True
+        scheme, _, given = (authorization or "").partition(" ")
+        # compare_digest takes time independent of where the strings differ; on bytes, so any text is fine.
+        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
+
+    def describe(self) -> str:
+        hosts = ", ".join(sorted(self.allowed_hosts))
+        origins = ", ".join(["http(s)://localhost|127.0.0.1|[::1] on any port", *sorted(self.allowed_origins)])
+        auth = "a bearer token is required" if self.token else "no token (any local process may call the tools)"
+        return f"allowed Host: {hosts}; allowed Origin: {origins} (or none); {auth}"
+
+
+def _plain(status: int, message: str,
+           extra: list[tuple[bytes, bytes]] | None = None) -> Callable[[Send], Awaitable[None]]:
+    body = json.dumps(_error(None, INVALID_REQUEST, message)).encode()
+
+    async def respond(send: Send) -> None:
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                   *(extra or [])]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+    return respond
+
+
+def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
+                   session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+                   max_sessions: int | None = DEFAULT_MAX_SESSIONS, stateless: bool = False,
+                   json_response: bool = False) -> ASGIApp:
+    """The ASGI app: the guard, then `/mcp` (and `/mcp/`) on the SDK's session manager; 404 elsewhere."""
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    server = build_server(facade, names)
+    manager = StreamableHTTPSessionManager(
+        app=server, stateless=stateless, json_response=json_response, max_request_body_size=MAX_LINE,
+        session_idle_timeout=None if stateless else session_idle_timeout,
+        max_sessions=None if stateless else max_sessions)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(manager, receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if not guard.host_ok(headers.get("host")):
+            await _plain(403, f"Forbidden: Host {headers.get('host')!r} is not a loopback address this server "
+                              "answers to (DNS-rebinding protection). Use http://127.0.0.1:PORT/mcp, or start "
+                              "the server with --allow-host NAME.")(send)
+            return
+        if not guard.origin_ok(headers.get("origin")):
+            await _plain(403, f"Forbidden: Origin {headers.get('origin')!r} is not allowed (DNS-rebinding "
+                              "protection). Start the server with --allow-origin ORIGIN to allow it.")(send)
+            return
+        if not guard.token_ok(headers.get("authorization")):
+            await _plain(401, "Unauthorized: this server needs the header 'Authorization: Bearer TOKEN' with "
+                              "the token it was started with (--token or PYBRIDGE_TOKEN).",
+                         [(b"www-authenticate", b'Bearer realm="pybridge"')])(send)
+            return
+        if scope["path"] not in ("/mcp", "/mcp/"):
+            await _plain(404, f"Not found: the MCP endpoint is /mcp, not {scope['path']}.")(send)
+            return
+        await manager.handle_request(scope, receive, send)
+
+    app.manager = manager  # type: ignore[attr-defined]  # for tests and the bench: the live session count
+    return app
+
+
+async def _lifespan(manager: StreamableHTTPSessionManager, receive: Receive, send: Send) -> None:
+    message = await receive()
+    assert message["type"] == "lifespan.startup"
+    async with manager.run():
+        await send({"type": "lifespan.startup.complete"})
+        message = await receive()
+    await send({"type": "lifespan.shutdown.complete"})
+
+
+def mcp_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/mcp"
+
+
+def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: Guard | None = None, *,
+             session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+             max_sessions: int | None = DEFAULT_MAX_SESSIONS, stateless: bool = False,
+             json_response: bool = False) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp until interrupted; prints the URL once it listens."""
+    import uvicorn
+
+    guard = guard or Guard.for_bind(host)
+    app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
+                         max_sessions=max_sessions, stateless=stateless, json_response=json_response)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:
+                    return
+                await anyio.sleep(0.01)
+            bound = port
+            for srv in getattr(server, "servers", []):
+                for sock in srv.sockets:
+                    bound = sock.getsockname()[1]
+            print(f"pybridge MCP server running on {mcp_url(host, bound)} ({guard.describe()})",
+                  file=sys.stderr, flush=True)
+
+    anyio.run(main)

@@ -1,0 +1,268 @@
+"""The streamable HTTP transport of `pybridge serve --http`: the URL, DNS-rebinding protection, the bearer
+token, bounded sessions, and a real client session (the SDK's streamable HTTP client)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+
+from pybridge.mcp.transport import Guard, build_http_app, mcp_url
+from pybridge.query import TOOL_NAMES, Facade
+from pybridge.sync import sync
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "test-token_1.~"
+ACCEPT = "application/json, text/event-stream"
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "pytest", "version": "1"}}}
+
+
+@dataclass
+class Served:
+    url: str
+    proc: subprocess.Popen[str]
+    banner: str
+    root: Path
+    state: Path
+
+
+@pytest.fixture(scope="module")
+def reactor(tmp_path_factory, samples, worker) -> tuple[Path, Path]:
+    """samples/reactor copied and synced into its own state folder."""
+    base = tmp_path_factory.mktemp("http")
+    root, state = base / "reactor", base / "state"
+    shutil.copytree(samples / "reactor", root)
+    sync(root, state_dir=state, worker=worker)
+    return root, state
+
+
+@contextlib.contextmanager
+def http_server(root: Path, state: Path, *extra: str, token: str | None = None) -> Iterator[Served]:
+    """`pybridge serve --http --port 0` on 127.0.0.1 for one workspace; yields once its startup line has named
+    the URL."""
+    env = {k: v for k, v in os.environ.items() if k != "PYBRIDGE_TOKEN"}
+    if token is not None:
+        env["PYBRIDGE_TOKEN"] = token
+    with http_serve(["--repo", str(root), "--state-dir", str(state), *extra], env) as (url, proc, banner):
+        yield Served(url, proc, banner, root, state)
+
+
+@contextlib.contextmanager
+def http_serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str], str]]:
+    """`pybridge serve --http --port 0 ARGS` with the environment `env`: (url, process, startup line)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pybridge.cli", "serve", "--http", "--port", "0", *args],
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "running on http://" in line:
+                url = line.split("running on ", 1)[1].split()[0]
+                break
+        else:
+            raise AssertionError(f"the HTTP server never said where it listens (exit {proc.wait()})")
+        yield url, proc, line
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def served(reactor) -> Iterator[Served]:
+    with http_server(*reactor, token=TOKEN) as server:
+        yield server
+
+
+def post(served: Served, body: object, *, token: str | None = TOKEN, path: str = "/mcp",
+         headers: dict[str, str] | None = None) -> httpx2.Response:
+    base = served.url.rsplit("/mcp", 1)[0]
+    sent = {"accept": ACCEPT, "content-type": "application/json", **(headers or {})}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    with httpx2.Client(timeout=60, follow_redirects=False) as client:
+        return client.post(base + path, content=json.dumps(body).encode(), headers=sent)
+
+
+def test_the_startup_line_prints_the_mcp_url_and_what_is_allowed(served):
+    assert served.url.startswith("http://127.0.0.1:") and served.url.endswith("/mcp")
+    assert "allowed Host" in served.banner and "bearer token is required" in served.banner
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
+def test_the_mcp_endpoint_answers_without_a_redirect(served, path):
+    response = post(served, INIT, path=path)
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["serverInfo"]["name"] == "pybridge"
+
+
+def test_another_path_is_404_with_a_hint(served):
+    response = post(served, INIT, path="/")
+    assert response.status_code == 404 and "/mcp" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("headers", [{"origin": "http://evil.example"}, {"origin": "http://127.0.0.1.evil.example"},
+                                     {"origin": "null"}, {"host": "evil.example"},
+                                     {"host": "evil.example:8765"}, {"host": "127.0.0.1.nip.io"}])
+def test_a_foreign_origin_or_host_is_refused_with_403(served, headers):
+    response = post(served, INIT, headers=headers)
+    assert response.status_code == 403
+    assert "DNS-rebinding" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("origin", [None, "http://localhost:6274", "http://127.0.0.1", "https://[::1]:3000"])
+def test_a_loopback_origin_or_none_is_served(served, origin):
+    response = post(served, INIT, headers={"origin": origin} if origin else None)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("token", [None, "wrong", TOKEN + "x", TOKEN[:-1], TOKEN.upper()])
+def test_a_missing_or_wrong_token_is_refused_with_401(served, token):
+    response = post(served, INIT, token=token)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert "PYBRIDGE_TOKEN" in response.json()["error"]["message"]
+
+
+def test_a_foreign_origin_is_refused_even_with_the_right_token(served):
+    assert post(served, INIT, headers={"origin": "http://evil.example"}).status_code == 403
+
+
+def test_the_sdk_client_calls_tools_with_the_token(served):
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def ask():
+        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+            async with streamable_http_client(served.url, http_client=http) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    return await session.call_tool("find_symbol", {"query": "Greeter"})
+
+    result = anyio.run(ask)
+    assert not result.is_error, result.structured_content
+    assert result.structured_content["symbols"][0]["symbolKey"]
+
+
+def test_an_allowed_origin_and_host_are_served(reactor):
+    with http_server(*reactor, "--allow-origin", "https://tools.example:8443", "--allow-host", "box.lan") as srv:
+        assert post(srv, INIT, token=None, headers={"origin": "https://tools.example:8443"}).status_code == 200
+        assert post(srv, INIT, token=None, headers={"host": "box.lan:1234"}).status_code == 200
+        assert post(srv, INIT, token=None, headers={"origin": "https://tools.example"}).status_code == 403
+
+
+def test_without_a_token_no_authorization_is_needed(reactor):
+    with http_server(*reactor) as srv:
+        assert "no token" in srv.banner
+        assert post(srv, INIT, token=None).status_code == 200
+
+
+@pytest.mark.parametrize(("extra", "token", "says"), [
+    (["--host", "0.0.0.0"], None, "--token"),
+    ([], "s\u00e9cret", "printable ASCII"),
+    ([], "two words", "printable ASCII"),
+])
+def test_a_non_loopback_host_without_a_token_or_a_bad_token_is_refused_at_startup(reactor, extra, token, says):
+    root, state = reactor
+    env = {k: v for k, v in os.environ.items() if k != "PYBRIDGE_TOKEN"}
+    if token is not None:
+        env["PYBRIDGE_TOKEN"] = token
+    done = subprocess.run([sys.executable, "-m", "pybridge.cli", "serve", "--http", "--port", "0", *extra,
+                           "--repo", str(root), "--state-dir", str(state)], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and says in done.stderr
+
+
+def test_the_guard_compares_hosts_and_origins_exactly():
+    guard = Guard.for_bind("127.0.0.1", token="t")
+    assert guard.host_ok("127.0.0.1:8765") and guard.host_ok("localhost") and guard.host_ok("[::1]:80")
+    assert not guard.host_ok(None) and not guard.host_ok("") and not guard.host_ok("127.0.0.2:80")
+    assert not guard.origin_ok("http://localhost.evil.example") and not guard.origin_ok("file://")
+    assert not guard.origin_ok("http://localhost:80/path")
+    assert guard.token_ok("Bearer t") and guard.token_ok("bearer t") and not guard.token_ok("Basic t")
+    assert not guard.token_ok("Bearer \u00e9")
+    assert mcp_url("0.0.0.0", 9) == "http://127.0.0.1:9/mcp" and mcp_url("::1", 9) == "http://[::1]:9/mcp"
+
+
+# ---- sessions: in process, on the real facade and the SDK's session manager
+
+class _IdleWatch(logging.Handler):
+    """Sets an event when the SDK's session manager logs that a session timed out."""
+
+    def __init__(self, event: anyio.Event) -> None:
+        super().__init__()
+        self.event = event
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "idle timeout" in record.getMessage():
+            self.event.set()
+
+
+async def _initialize(client: httpx2.AsyncClient) -> httpx2.Response:
+    return await client.post("http://127.0.0.1/mcp", json=INIT, headers={"accept": ACCEPT})
+
+
+def _in_process(reactor, **options):
+    root, state = reactor
+    facade = Facade([root], state_dirs={root: state})
+    return facade, build_http_app(facade, TOOL_NAMES, Guard.for_bind("127.0.0.1"), **options)
+
+
+def test_an_idle_session_expires_and_its_id_then_answers_404(reactor):
+    facade, app = _in_process(reactor, session_idle_timeout=0.05)
+    sdk_log = logging.getLogger("mcp.server.streamable_http_manager")
+
+    async def scenario() -> tuple[int, int]:
+        expired = anyio.Event()
+        watch = _IdleWatch(expired)
+        sdk_log.addHandler(watch)
+        old_level = sdk_log.level
+        sdk_log.setLevel(logging.INFO)
+        try:
+            async with app.manager.run():
+                transport = httpx2.ASGITransport(app=app)
+                async with httpx2.AsyncClient(transport=transport) as client:
+                    opened = await _initialize(client)
+                    session = opened.headers["mcp-session-id"]
+                    with anyio.fail_after(30):
+                        await expired.wait()
+                    again = await client.post("http://127.0.0.1/mcp", headers={
+                        "accept": ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"},
+                        json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+                    return opened.status_code, again.status_code
+        finally:
+            sdk_log.removeHandler(watch)
+            sdk_log.setLevel(old_level)
+
+    try:
+        assert anyio.run(scenario) == (200, 404)
+        assert not app.manager._server_instances
+    finally:
+        facade.close()
+
+
+def test_sessions_beyond_the_limit_are_refused_with_503(reactor):
+    facade, app = _in_process(reactor, max_sessions=2)
+
+    async def scenario() -> list[int]:
+        async with app.manager.run():
+            async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)) as client:
+                return [(await _initialize(client)).status_code for _ in range(3)]
+
+    try:
+        assert anyio.run(scenario) == [200, 200, 503]
+    finally:
+        facade.close()

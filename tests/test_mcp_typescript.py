@@ -1,0 +1,180 @@
+"""`pybridge serve` through the official MCP TypeScript SDK client (tests/ts/client.mjs), over stdio and
+streamable HTTP: every tool answers, and every error code reaches the client as an error object.
+
+The TypeScript client validates `structuredContent` against the tool's `outputSchema` even on error results,
+which the Python client does not; so this is the test that proves what agent hosts see. Needs `node` and
+`npm ci` in tests/ts (scripts/setup runs it); skipped with the reason when `node` is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pybridge.query import Facade
+from pybridge.sync import default_state_dir, sync
+from tests.test_mcp_http import http_serve
+
+ROOT = Path(__file__).resolve().parent.parent
+TS = ROOT / "tests" / "ts"
+TOKEN = "ts-client-token"
+
+# On this branch the output schemas do not yet admit error objects (helper H1 fixes them on branch h1), so the
+# TypeScript client rejects those error results with MCP error -32602. Set to True when the schemas admit them;
+# the xfail marks below then go away (and they are strict: an error code that starts passing fails the run).
+OUTPUT_SCHEMAS_ADMIT_ERRORS = False
+REJECTED_TODAY = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
+                  "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
+
+NODE = shutil.which("node")
+pytestmark = [
+    pytest.mark.skipif(NODE is None, reason="node is not installed: the TypeScript SDK client cannot run"),
+]
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _ok(facade: Facade, tool: str, args: dict) -> dict:
+    result, is_error = facade.call(tool, args)
+    assert not is_error, result
+    return result
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory, samples, worker):
+    """Six workspaces prepared so that each error code can be provoked, and the calls that provoke them."""
+    if not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail("tests/ts/node_modules is missing: run scripts/setup (it runs `npm ci` in tests/ts)")
+    base = tmp_path_factory.mktemp("ts")
+    home = base / "state-home"
+    roots = {name: base / name for name in ("reactor", "resync", "kitchen", "drifted", "fresh", "broken")}
+    for name, root in roots.items():
+        shutil.copytree(samples / ("reactor" if name in ("reactor", "resync") else "kitchen-sink"), root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        for name in ("reactor", "resync", "kitchen", "drifted", "broken"):
+            sync(roots[name], state_dir=default_state_dir(roots[name]), worker=worker)
+        facade = Facade([roots["reactor"], roots["kitchen"], roots["drifted"]])
+        try:
+            greeter = _ok(facade, "find_symbol", {"query": "Greeter", "repo": "reactor"})["symbols"][0]
+            old_key = _ok(facade, "find_symbol", {"query": "Counter.count", "repo": "kitchen"})["symbols"][0]
+            old_cursor = _ok(facade, "find_symbol", {"query": "add", "repo": "kitchen", "limit": 1})["nextCursor"]
+            drift_key = _ok(facade, "find_symbol", {"query": "Counter.count", "repo": "drifted"})["symbols"][0]
+        finally:
+            facade.close()
+        counter = "src/main/java/com/acme/kitchen/Counter.java"
+        _edit(roots["kitchen"] / counter, "public class Counter {", "public class Counter {\n    int added;")
+        sync(roots["kitchen"], state_dir=default_state_dir(roots["kitchen"]), worker=worker)
+    shape = roots["drifted"] / "src/main/java/com/acme/kitchen/Shape.java"
+    shape.write_text(shape.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    (roots["broken"] / "pom.xml").write_text("<project>", encoding="utf-8")
+
+    declared = greeter["declaration"]
+    start = declared["range"]["start"]
+    calls = [
+        ("sync", "sync", {"repo": "resync"}),  # its own copy: a sync may publish a new generation
+        ("status", "status", {"repo": "reactor"}),
+        ("find_symbol", "find_symbol", {"query": "Greeter", "repo": "reactor"}),
+        ("symbol_at", "symbol_at", {"repo": "reactor", "path": declared["path"], "line": start["line"],
+                                    "character": start["character"]}),
+        ("find_references", "find_references", {"symbolKey": greeter["symbolKey"]}),
+        ("get_callers", "get_callers", {"symbol": "Greeter.greet", "repo": "reactor"}),
+        ("findReferences", "findReferences", {"repo": "reactor", "symbol": "Greeter"}),
+        ("goToDefinition", "goToDefinition", {"repo": "reactor", "symbol": "Greeter"}),
+        ("callHierarchy", "callHierarchy", {"repo": "reactor", "symbol": "Greeter.greet"}),
+        ("invalid_argument", "find_references", {"symbolKey": greeter["symbolKey"], "limit": 501}),
+        ("unknown_repo", "status", {"repo": "nowhere"}),
+        ("not_synced", "find_symbol", {"query": "Counter", "repo": "fresh"}),
+        ("not_found", "goToDefinition", {"repo": "reactor", "symbol": "NoSuchThing"}),
+        ("ambiguous", "goToDefinition", {"repo": "kitchen", "symbol": "add"}),
+        ("invalid_key", "find_references", {"symbolKey": "AAAAAAAAAAAAAAAAAAAAAA"}),
+        ("stale_key", "find_references", {"symbolKey": old_key["symbolKey"]}),
+        ("stale_snapshot", "find_references", {"symbolKey": drift_key["symbolKey"]}),
+        ("invalid_cursor", "find_references", {"symbolKey": greeter["symbolKey"], "cursor": "garbage"}),
+        ("stale_cursor", "find_symbol", {"query": "add", "repo": "kitchen", "limit": 1, "cursor": old_cursor}),
+        ("sync_failed", "sync", {"repo": "broken"}),
+    ]
+    return {"roots": roots, "home": home, "calls": [{"label": a, "tool": b, "args": c} for a, b, c in calls],
+            "greeter": greeter}
+
+
+def _run_client(config: dict) -> dict:
+    done = subprocess.run([NODE or "node", str(TS / "client.mjs")], input=json.dumps(config), capture_output=True,
+                          text=True, cwd=TS, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _serve_args(roots: dict[str, Path]) -> list[str]:
+    args = ["-m", "pybridge.cli", "serve"]
+    for root in roots.values():
+        args += ["--repo", str(root)]
+    return args
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def answers(request, scenario) -> dict:
+    roots, home = scenario["roots"], scenario["home"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYBRIDGE_STATE_DIR", "PYBRIDGE_TOKEN")}
+    env["PYBRIDGE_STATE_HOME"] = str(home)
+    if request.param == "stdio":
+        out = _run_client({"transport": "stdio", "command": sys.executable, "args": _serve_args(roots),
+                           "env": env, "cwd": str(ROOT), "calls": scenario["calls"]})
+    else:
+        with http_serve(_serve_args(roots)[3:], {**env, "PYBRIDGE_TOKEN": TOKEN}) as (url, _proc, _line):
+            out = _run_client({"transport": "http", "url": url, "token": TOKEN, "calls": scenario["calls"]})
+    out["byLabel"] = {row["label"]: row for row in out["calls"]}
+    out["transport"] = request.param
+    return out
+
+
+SUCCESS = ["sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
+           "goToDefinition", "callHierarchy"]
+
+
+def test_the_client_lists_every_tool(answers):
+    assert set(SUCCESS) <= set(answers["tools"])
+    assert answers["server"]["name"] == "pybridge"
+
+
+@pytest.mark.parametrize("label", SUCCESS)
+def test_every_tool_answers_and_validates_in_the_typescript_client(answers, label):
+    row = answers["byLabel"][label]
+    assert row["thrown"] is None, (row["thrown"], row.get("raw"))
+    assert row["isError"] is False, row["structuredContent"]
+    assert isinstance(row["structuredContent"], dict) and row["text"] == row["structuredContent"]
+
+
+def _xfail_unless_admitted(code: str):
+    return pytest.param(code, marks=pytest.mark.xfail(
+        not OUTPUT_SCHEMAS_ADMIT_ERRORS and code in REJECTED_TODAY, strict=True,
+        reason="output schemas admit error objects on branch h1"))
+
+
+EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),
+         "stale_snapshot": ("changed",), "unknown_repo": ("served",)}
+
+
+@pytest.mark.parametrize("code", [_xfail_unless_admitted(c) for c in sorted(REJECTED_TODAY)])
+def test_every_error_code_reaches_the_typescript_client_as_an_error_object(answers, code):
+    row = answers["byLabel"][code]
+    assert row["thrown"] is None, f"the client rejected the error result: {row['thrown']}; sent: {row.get('raw')}"
+    assert row["isError"] is True
+    payload = row["structuredContent"] if row["structuredContent"] is not None else row["text"]
+    assert isinstance(payload, dict) and payload["code"] == code and payload["error"], payload
+    for field in EXTRA.get(code, ()):
+        assert field in payload, (field, payload)
+    if code == "ambiguous":
+        assert payload["candidateTotal"] >= 2 and {"symbol", "dottedPath", "kind"} <= set(payload["candidates"][0])
+    if code == "stale_key":
+        assert payload["replacement"], payload
