@@ -7,8 +7,12 @@ Shapes (camelCase, ranges as in LSP)::
               "module", "scope", "external",
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
-    reference {"path", "range", "kind", "module", "scope", "container": summary | null,
+    reference {"path", "range", "kind", "module", "scope", "container": index | null,
                "context" (the source line), "javadoc", "import"}
+
+Reference rows name their container by index into the answer's `containers`
+table (a list of summaries, each container once): on a 100-row page the
+repeated container objects were nearly half the answer.
 
 SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
 <descriptor>` for declarations of the workspace (coordinates of the declaring
@@ -18,9 +22,10 @@ module), `scip-java maven . . <descriptor>` for library and JDK symbols, and
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
-from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
 
 from . import keys
@@ -47,6 +52,23 @@ def qualified(dotted: str | None, display: str | None, kind: str | None) -> str 
         parent = dotted.rsplit(".", 1)[0] if "." in dotted else ""
         return f"{parent}.{display}" if parent else display
     return dotted
+
+
+class Table:
+    """Summaries said once per answer; rows refer to them by index."""
+
+    def __init__(self, summaries: dict[int, dict]) -> None:
+        self._summaries = summaries
+        self._index: dict[int, int] = {}
+        self.rows: list[dict] = []
+
+    def index(self, symbol_id: int | None) -> int | None:
+        if symbol_id is None or symbol_id not in self._summaries:
+            return None
+        if symbol_id not in self._index:
+            self._index[symbol_id] = len(self.rows)
+            self.rows.append(self._summaries[symbol_id])
+        return self._index[symbol_id]
 
 
 class View:
@@ -164,20 +186,39 @@ class View:
     def line_text(self, path: str, module: str, line: int) -> str | None:
         return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
 
-    def references(self, rows: list[RefRow]) -> list[dict]:
-        containers = self.summaries({r.container_id for r in rows if r.container_id},
-                                    {r.container_id: r.module for r in rows if r.container_id})
-        return [{
+    def references(self, rows: list[RefRow]) -> tuple[list[dict], list[dict]]:
+        """The reference rows and their `containers` table (rows point into it by index)."""
+        table = Table(self.summaries({r.container_id for r in rows if r.container_id},
+                                     {r.container_id: r.module for r in rows if r.container_id}))
+        items = [{
             "path": r.path,
             "range": rng(r.span),
             "kind": r.kind,
             "module": r.module,
             "scope": r.scope,
-            "container": containers.get(r.container_id) if r.container_id else None,
+            "container": table.index(r.container_id),
             "context": context(self.line_text(r.path, r.module, r.span.start_line)),
             "javadoc": bool(r.flags & REF_IN_JAVADOC),
             "import": bool(r.flags & REF_IN_IMPORT),
         } for r in rows]
+        return items, table.rows
+
+    def column(self, path: str, module: str | None, line: int, character: int) -> int:
+        """The 1-based editor column (code points) of a 0-based UTF-16 position."""
+        text = self.line_text(path, module or "", line) if line >= 0 else None
+        return (codepoints(text, character) if text is not None else character) + 1
+
+    def flat_blockers(self, cov: dict) -> dict:
+        """Coverage with its blockers' places in flat, 1-based `line` and `column` (DESIGN 7)."""
+        blockers = cov["coverageBlockers"]
+        places = []
+        for p in blockers["places"]:
+            info = self.r.file(p["path"])
+            module = info.module if info is not None else None
+            places.append({"path": p["path"], "line": p["line"] + 1,
+                           "column": self.column(p["path"], module, p["line"], p["character"]),
+                           "reason": p["reason"]})
+        return {**cov, "coverageBlockers": {"count": blockers["count"], "places": places}}
 
     def definition(self, d: DeclRow) -> dict:
         """A declaration site shaped like a reference (kind `definition`)."""
@@ -220,3 +261,13 @@ class View:
         if not any(lim["kind"] == "reflection_not_tracked" for lim in out):
             out.append(dict(ALWAYS))
         return out
+
+
+@contextmanager
+def viewing(ws: Served) -> Iterator[View]:
+    """A view of the workspace's current generation for one call; the reader is closed after."""
+    reader = ws.reader()
+    try:
+        yield View(ws, reader)
+    finally:
+        reader.close()
