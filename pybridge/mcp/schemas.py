@@ -11,8 +11,8 @@ validate too: TypeScript SDK hosts check `structuredContent` against the
 does not match (the agent then sees "Structured content does not match the
 tool's output schema" instead of the error). So every output schema:
 
-- admits fields it does not declare at its top level (the error object's
-  `error`, `code`, `candidates`, `candidateTotal`, `replacement`, `changed`,
+- declares `error` and `code` (strings), and admits fields it does not
+  declare at its top level (the error object's `candidates`, `candidateTotal`, `replacement`, `changed`,
   `hint`, `served`, `field`, `cause`; the server instructions describe them
   once, for every tool);
 - requires, through `anyOf`, either the answer's required fields or `error`
@@ -118,7 +118,8 @@ def output_schema(name: str) -> dict[str, Any]:
                      drop=_DROP)
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {k: _shallow(v) for k, v in full.get("properties", {}).items()},
+        "properties": {**{k: _shallow(v) for k, v in full.get("properties", {}).items()},
+                       "error": {"type": "string"}, "code": {"type": "string"}},
     }
     required = full.get("required", [])
     if required:      # with nothing required, the error object validates as it is

@@ -80,8 +80,11 @@ class Tool:
 
     @property
     def summary(self) -> str:
-        """The description's first sentence (CLI listings)."""
-        return self.description.split(". ", 1)[0].rstrip(".") + "."
+        """The description's first sentence up to its first colon or semicolon (CLI listings)."""
+        first = self.description.split(". ", 1)[0]
+        for mark in (": ", "; ", " ("):
+            first = first.split(mark, 1)[0]
+        return first.rstrip(".") + "."
 
 
 _TOOLS: dict[str, Tool] = {}
