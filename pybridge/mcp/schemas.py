@@ -72,7 +72,8 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)
+    inlined: dict[str, Any] = walk(schema)
+    return inlined
 
 
 def _not_null(node: Any) -> Any:
@@ -91,7 +92,7 @@ def _not_null(node: Any) -> Any:
 
 def input_schema(name: str) -> dict[str, Any]:
     """The argument model's schema (its docstring left out: the tool's description says it)."""
-    schema = _not_null(_untitled(_inline(TOOLS[name].args.model_json_schema())))
+    schema: dict[str, Any] = _not_null(_untitled(_inline(TOOLS[name].args.model_json_schema())))
     schema.pop("description", None)
     schema.setdefault("type", "object")
     return schema

@@ -14,6 +14,7 @@ touches SQL or JPype: it calls `pybridge.query.Facade` only.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -37,7 +38,7 @@ INSTRUCTIONS = (
 each tool's description)."""
 
 
-def tool_list(names) -> list[types.Tool]:
+def tool_list(names: Iterable[str]) -> list[types.Tool]:
     """The MCP tools, derived from their declarations in the query layer's registry."""
     tools = []
     for name in names:
@@ -54,7 +55,7 @@ def tool_list(names) -> list[types.Tool]:
     return tools
 
 
-def error_text(result: dict) -> str:
+def error_text(result: dict[str, Any]) -> str:
     """An error result's text content: the sentence and the code first, then what the code adds
     (candidates one per line), then the whole object as JSON, so an agent reading only the text
     has everything the structured content has."""
@@ -75,7 +76,7 @@ def error_text(result: dict) -> str:
     return "\n".join(lines)
 
 
-def as_result(result: dict, is_error: bool) -> types.CallToolResult:
+def as_result(result: dict[str, Any], is_error: bool) -> types.CallToolResult:
     """The MCP result: the object as structured content, and as text (compact JSON for an answer;
     a readable summary plus the JSON for an error). Error objects keep their structured content:
     every output schema admits them (see `schemas`)."""

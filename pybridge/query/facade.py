@@ -76,7 +76,7 @@ class Facade:
         self._closed = False
         self._lock = threading.Lock()
 
-    def call(self, tool: Any, args: Any, progress: Progress | None = None) -> tuple[dict, bool]:
+    def call(self, tool: Any, args: Any, progress: Progress | None = None) -> tuple[dict[str, Any], bool]:
         """Run one tool: `(result, False)` or `(error object, True)`. Never raises."""
         try:
             return self._call(tool, args, progress), False
@@ -94,7 +94,7 @@ class Facade:
                                    f"This is a bug; check the arguments, retry, and report it.",
                           "code": "invalid_argument", "internal": True}), True
 
-    def _call(self, tool: Any, args: Any, progress: Progress | None) -> dict:
+    def _call(self, tool: Any, args: Any, progress: Progress | None) -> dict[str, Any]:
         if self._closed:
             raise invalid("This query facade is closed; create a new one.")
         t = TOOLS.get(tool) if isinstance(tool, str) else None

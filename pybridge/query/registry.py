@@ -90,11 +90,14 @@ class Tool:
 _TOOLS: dict[str, Tool] = {}
 
 
+Handler = Callable[[Call, Any], Result]
+
+
 def tool(name: str, *, args: type[ToolArgs], result: type[Result], description: str,
-         read_only: bool = True, progress: bool = False) -> Callable[[Callable], Callable]:
+         read_only: bool = True, progress: bool = False) -> Callable[[Handler], Handler]:
     """Declare a tool; decorates its handler `(call: Call, args) -> result`."""
 
-    def register(handler: Callable) -> Callable:
+    def register(handler: Handler) -> Handler:
         if name in _TOOLS and _TOOLS[name].handler is not handler:
             raise ValueError(f"tool {name!r} is declared twice")
         _TOOLS[name] = Tool(name, args, result, handler, " ".join(description.split()),

@@ -40,9 +40,9 @@ from .registry import Call, tool
 from .resolve import lookup
 from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
 from .source import check_position, workspace_path
-from .view import View, rng, viewing
+from .view import View, fit, pick, rng, viewing
 
-RELATION_SHOWN = 20     # summaries per relation list; `relations.totals` counts the rest
+RELATION_SHOWN = 10     # summaries per relation list; `relations.totals` counts the rest
 _BATCH = 500
 
 RELATION_NAMES = {
@@ -74,16 +74,20 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
                     and a.scope in (None, d.scope) and d.symbol_id not in seen):
                 seen.add(d.symbol_id)
                 found.append(d)
-        page = found[start:start + a.limit]
-        out: dict = {"symbols": [v.symbol(d) for d in page], "total": len(found)}
-        if start + a.limit < len(found):
-            out["nextCursor"] = new_cursor(v, "find_symbol", args, start + a.limit)
-        if not found:
-            out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the simple "
-                           "name, drop the parameter list or the filters; parameters and locals are "
-                           "found with symbol_at.")
-        out.update(v.envelope())
-        return FindSymbolResult.model_validate(out)
+        symbols = [v.symbol(d) for d in found[start:start + a.limit]]
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            out: dict = {"symbols": symbols[:k], "total": len(found)}
+            if start + k < len(found):
+                out["nextCursor"] = new_cursor(v, "find_symbol", args, start + k)
+            if not found:
+                out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the "
+                               "simple name, drop the parameter list or the filters; parameters and "
+                               "locals are found with symbol_at.")
+            return {**out, **env}
+
+        return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given="limit" in a.model_fields_set)[0])
 
 
 def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
@@ -211,10 +215,8 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
         rows, more, total = _page(reader, info.id, a, module, after)
         decl = v.first_decls([info.id])[info.id]
         items, containers = v.references(rows)
-        out: dict = {
+        head: dict = {
             "symbol": v.symbol_of(info),
-            "references": items,
-            "containers": containers,
             "relations": relations(v, info.id),
             "meta": {
                 "generation": v.gen.number,
@@ -223,10 +225,19 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
                                            ws.memo(v.gen.number))),
                 "limitations": v.limitations(module, a.scope),
             },
+            **v.envelope(),
         }
-        if more:
-            out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[-1].sort_key))
-        out.update(v.envelope())
+
+        def build(k: int) -> dict:
+            page = [dict(x) for x in items[:k]]
+            out = {"symbol": head["symbol"], "references": page,
+                   "containers": pick(page, containers, "container"),
+                   **{k: x for k, x in head.items() if k != "symbol"}}
+            if k < len(rows) or more:
+                out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[k - 1].sort_key))
+            return out
+
+        out, _ = fit(build, len(rows), limit_given="limit" in a.model_fields_set)
         return FindReferencesResult.model_validate(out)
     finally:
         reader.close()

@@ -44,7 +44,7 @@ from .registry import Call, tool
 from .resolve import Resolved, ambiguous, candidate, not_found, resolve
 from .results import CallHierarchyResult, FindReferencesByNameResult, GetCallersResult, GoToDefinitionResult
 from .source import context
-from .view import Table, View, qualified, rng, viewing
+from .view import Table, View, fit, pick, qualified, rng, viewing
 
 _BATCH = 500
 
@@ -98,26 +98,20 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
         items = items[:a.limit]
-        used = sorted({x["container"] for x in items if x["container"] is not None})
-        if len(used) < len(containers):      # a cut row's container: renumber the table
-            renumber = {old: new for new, old in enumerate(used)}
-            containers = [containers[i] for i in used]
-            for x in items:
-                x["container"] = renumber.get(x["container"]) if x["container"] is not None else None
         info = v.r.symbol(sid)
-        return FindReferencesByNameResult.model_validate({
-            "symbol": v.symbol(res.decl),
-            **_extras(v, res),
-            "references": items,
-            "containers": containers,
-            "total": total,
-            "truncated": total > len(items),
-            "meta": {"generation": v.gen.number, "total": total,
-                     **v.flat_blockers(coverage(v.r, info, res.decl, None, None,
-                                                ws.memo(v.gen.number))),
-                     "limitations": v.limitations()},
-            **v.envelope(),
-        })
+        meta = {"generation": v.gen.number, "total": total,
+                **v.flat_blockers(coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number))),
+                "limitations": v.limitations()}
+        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            page = [dict(x) for x in items[:k]]
+            return {**head, "references": page, "containers": pick(page, containers, "container"),
+                    "total": total, "truncated": total > k, "meta": meta, **env}
+
+        answer, _ = fit(build, len(items), limit_given="limit" in a.model_fields_set)
+        return FindReferencesByNameResult.model_validate(answer)
 
 
 @tool("goToDefinition", args=GoToDefinitionArgs, result=GoToDefinitionResult, description="""
@@ -172,17 +166,23 @@ def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
                           for x in incoming]
         outgoing_calls = [{"callee": table.index(x.target_id), "callSite": _site(v, x)}
                           for x in outgoing]
-        return CallHierarchyResult.model_validate({
-            "symbol": v.symbol(res.decl),
-            **_extras(v, res),
-            "symbols": table.rows,
-            "incomingCalls": incoming_calls,
-            "outgoingCalls": outgoing_calls,
-            "incomingTotal": incoming_total,
-            "outgoingTotal": len(outgoing_all),
-            "truncated": incoming_total > len(incoming) or len(outgoing_all) > len(outgoing),
-            **v.envelope(),
-        })
+        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            ins = [dict(x) for x in incoming_calls[:k]]
+            outs = [dict(x) for x in outgoing_calls[:k]]
+            both = [{"i": x["caller"]} for x in ins] + [{"i": x["callee"]} for x in outs]
+            symbols = pick(both, table.rows, "i")
+            for x, y in zip(ins + outs, both, strict=True):
+                x["caller" if "caller" in x else "callee"] = y["i"]
+            return {**head, "symbols": symbols, "incomingCalls": ins, "outgoingCalls": outs,
+                    "incomingTotal": incoming_total, "outgoingTotal": len(outgoing_all),
+                    "truncated": incoming_total > len(ins) or len(outgoing_all) > len(outs), **env}
+
+        answer, _ = fit(build, max(len(incoming_calls), len(outgoing_calls)),
+                        limit_given="limit" in a.model_fields_set)
+        return CallHierarchyResult.model_validate(answer)
 
 
 @tool("get_callers", args=GetCallersArgs, result=GetCallersResult, description="""
@@ -246,6 +246,10 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
         where = targets[0].slug if len(targets) == 1 else "any served workspace"
         raise not_found(a.symbol, where)
     more = {"notSynced": unsynced} if unsynced else {}
-    return GetCallersResult.model_validate({
-        "callers": callers, "total": total, "truncated": total > len(callers), **extras,
-        "workspaces": envelopes, **more, **combine(envelopes)})
+    env = combine(envelopes)
+
+    def build(k: int) -> dict:
+        return {"callers": callers[:k], "total": total, "truncated": total > k, **extras,
+                "workspaces": envelopes, **more, **env}
+
+    return GetCallersResult.model_validate(fit(build, len(callers), limit_given="max_results" in a.model_fields_set)[0])

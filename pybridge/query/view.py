@@ -8,7 +8,9 @@ Shapes (camelCase, ranges as in LSP)::
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
     reference {"path", "range", "kind", "module", "scope", "container": index | null,
-               "context" (the source line), "javadoc", "import"}
+               "context" (the source line), "javadoc": true?, "import": true?}
+
+The `javadoc` and `import` flags appear only when true.
 
 Reference rows name their container by index into the answer's `containers`
 table (a list of summaries, each container once): on a 100-row page the
@@ -22,8 +24,10 @@ module), `scip-java maven . . <descriptor>` for library and JDK symbols, and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
@@ -54,13 +58,55 @@ def qualified(dotted: str | None, display: str | None, kind: str | None) -> str 
     return dotted
 
 
+ANSWER_BUDGET = 32 * 1024 - 256
+"""Bytes of compact JSON a default answer stays under (DESIGN section 7: about 8k tokens); the
+margin leaves room for what is added after the cut (clock fields of the envelope)."""
+
+
+def size(answer: Any) -> int:
+    """The answer's size as the MCP text content carries it: compact JSON, UTF-8."""
+    return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) -> tuple[dict[str, Any], int]:
+    """The answer `build(k)` for the largest k <= n (at least 1 when n >= 1) whose size is within
+    ANSWER_BUDGET, and k. A default answer (no limit given) is cut by count first (the default
+    limit), then by bytes: a page of long source lines or long paths holds fewer rows, and says so
+    (`nextCursor` or `truncated`). A limit the caller gave is honoured as given (at most 500 rows,
+    each bounded: a source line is cut at 1,000 characters)."""
+    budget = ANSWER_BUDGET
+    answer = build(n)
+    if limit_given or n <= 1 or size(answer) <= budget:
+        return answer, n
+    best, best_k = build(1), 1    # one row, however long, is always answered
+    low, high = 2, n - 1
+    while low <= high:
+        mid = (low + high) // 2
+        candidate = build(mid)
+        if size(candidate) <= budget:
+            best, best_k, low = candidate, mid, mid + 1
+        else:
+            high = mid - 1
+    return best, best_k
+
+
+def pick(items: list[dict[str, Any]], table: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    """The entries of `table` that `items` point to (by `field`), renumbering the items in place."""
+    used = sorted({x[field] for x in items if x.get(field) is not None})
+    renumber = {old: new for new, old in enumerate(used)}
+    for x in items:
+        if x.get(field) is not None:
+            x[field] = renumber[x[field]]
+    return [table[i] for i in used]
+
+
 class Table:
     """Summaries said once per answer; rows refer to them by index."""
 
-    def __init__(self, summaries: dict[int, dict]) -> None:
+    def __init__(self, summaries: dict[int, dict[str, Any]]) -> None:
         self._summaries = summaries
         self._index: dict[int, int] = {}
-        self.rows: list[dict] = []
+        self.rows: list[dict[str, Any]] = []
 
     def index(self, symbol_id: int | None) -> int | None:
         if symbol_id is None or symbol_id not in self._summaries:
@@ -186,7 +232,7 @@ class View:
     def line_text(self, path: str, module: str, line: int) -> str | None:
         return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
 
-    def references(self, rows: list[RefRow]) -> tuple[list[dict], list[dict]]:
+    def references(self, rows: list[RefRow]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The reference rows and their `containers` table (rows point into it by index)."""
         table = Table(self.summaries({r.container_id for r in rows if r.container_id},
                                      {r.container_id: r.module for r in rows if r.container_id}))
@@ -198,8 +244,8 @@ class View:
             "scope": r.scope,
             "container": table.index(r.container_id),
             "context": context(self.line_text(r.path, r.module, r.span.start_line)),
-            "javadoc": bool(r.flags & REF_IN_JAVADOC),
-            "import": bool(r.flags & REF_IN_IMPORT),
+            **({"javadoc": True} if r.flags & REF_IN_JAVADOC else {}),
+            **({"import": True} if r.flags & REF_IN_IMPORT else {}),
         } for r in rows]
         return items, table.rows
 
@@ -208,7 +254,7 @@ class View:
         text = self.line_text(path, module or "", line) if line >= 0 else None
         return (codepoints(text, character) if text is not None else character) + 1
 
-    def flat_blockers(self, cov: dict) -> dict:
+    def flat_blockers(self, cov: dict[str, Any]) -> dict[str, Any]:
         """Coverage with its blockers' places in flat, 1-based `line` and `column` (DESIGN 7)."""
         blockers = cov["coverageBlockers"]
         places = []
@@ -226,7 +272,6 @@ class View:
             "path": d.path, "range": rng(d.name_span), "kind": "definition", "module": d.module,
             "scope": d.scope, "container": None,
             "context": context(self.line_text(d.path, d.module, d.name_span.start_line)),
-            "javadoc": False, "import": False,
         }
 
     # modules and limitations -------------------------------------------------
