@@ -157,7 +157,8 @@ def test_references_to_counter_count_have_exact_kinds_containers_and_context(ks,
     assert refs[0]["context"] == "        count += n;" == _line(root, COUNTER, 16)
     assert all(r["path"] == COUNTER and r["module"] == KS and r["scope"] == "main"
                and "javadoc" not in r and "import" not in r for r in refs)   # the flags appear when true
-    assert containers[refs[0]["container"]]["symbol"] == KS_SCIP + "com/acme/kitchen/Counter#add()."
+    assert containers[refs[0]["container"]]["dottedPath"] == "com.acme.kitchen.Counter.add"
+    assert set(containers[0]) == {"symbolKey", "dottedPath", "display", "kind"}
     assert len(containers) == 3   # add, step, getCount: each once, however many rows name it
     meta = result["meta"]
     assert (meta["generation"], meta["total"], meta["referenceCoverage"], meta["callerCoverage"]) == \

@@ -13,8 +13,8 @@ Shapes (camelCase, ranges as in LSP)::
 The `javadoc` and `import` flags appear only when true.
 
 Reference rows name their container by index into the answer's `containers`
-table (a list of summaries, each container once): on a 100-row page the
-repeated container objects were nearly half the answer.
+table (each container once, as symbolKey, dottedPath, display and kind): on a
+100-row page the repeated container objects were nearly half the answer.
 
 SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
 <descriptor>` for declarations of the workspace (coordinates of the declaring
@@ -234,8 +234,11 @@ class View:
 
     def references(self, rows: list[RefRow]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The reference rows and their `containers` table (rows point into it by index)."""
-        table = Table(self.summaries({r.container_id for r in rows if r.container_id},
-                                     {r.container_id: r.module for r in rows if r.container_id}))
+        summaries = self.summaries({r.container_id for r in rows if r.container_id},
+                                   {r.container_id: r.module for r in rows if r.container_id})
+        # a container is named by key, dotted path, display and kind; its SCIP symbol (the longest
+        # field) is one find_references or goToDefinition away
+        table = Table({sid: {k: x for k, x in c.items() if k != "symbol"} for sid, c in summaries.items()})
         items = [{
             "path": r.path,
             "range": rng(r.span),
