@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -125,7 +124,7 @@ def test_every_error_object_validates_against_the_output_schema_of_every_tool(se
         {"error": "x.", "code": "invalid_argument", "field": "limit"},
         {"error": "x.", "code": "sync_failed", "cause": "crashed"},
     ]
-    for name, schema in schemas.items():
+    for schema in schemas.values():
         for error in errors:
             jsonschema.validate(error, schema)
         with pytest.raises(jsonschema.ValidationError):
