@@ -185,9 +185,90 @@ def chart(res: dict, path: Path) -> None:
     plt.close(fig)
 
 
+SIZES_BEGIN, SIZES_END = "<!-- answer sizes: bench/sizes.py -->", "<!-- end of answer sizes -->"
+KB = 1024
+SIZE_LIMIT = 32 * KB
+TOOLS_LIST_LIMIT = 16 * KB
+
+
+def _kb(n) -> str:
+    return "n/a" if n is None else f"{n / KB:.1f} KB (~{n / 4 / 1000:.1f}k tokens)"
+
+
+def sizes_markdown() -> str:
+    """The "Answer sizes" section from every bench/sizes-LABEL.json (before first)."""
+    runs = {}
+    for path in sorted(HERE.glob("sizes-*.json")):
+        data = json.loads(path.read_text())
+        runs[data["label"]] = data
+    if not runs:
+        return ""
+    labels = sorted(runs, key=lambda x: (x != "before", x))
+    lines = [SIZES_BEGIN, "## Answer sizes (issue 9)", "",
+             "Bytes of each tool's default answer (no limit, no cursor) as compact JSON, with approximate tokens "
+             "(bytes / 4), through the facade, over a seeded sample of declarations (p50, p99, max) and over "
+             "the most-referenced declarations of each workspace. Targets: default `find_references` page "
+             "<= 32 KB, `tools/list` <= 16 KB, no unbounded answer (every default answer <= 32 KB). After issue 9 a "
+             "default page is cut by count (its default limit) and then by bytes (32 KB less a margin), with "
+             "`nextCursor` or `truncated`: on the most-referenced declarations a default `find_references` "
+             "page holds about 70 to 80 rows instead of 100 (StringUtils 77, Preconditions.checkNotNull 73).", "",
+             "Commands:", ""]
+    lines += [f"- {label}: `{runs[label]['command']}` at {runs[label]['started_at']} "
+              f"(pybridge from `{runs[label]['pybridge']}`)" for label in labels]
+    lines += ["", "| tools/list | " + " | ".join(labels) + " | target |",
+              "| --- | " + " | ".join("---" for _ in labels) + " | --- |",
+              "| bytes | " + " | ".join(_kb(runs[x]["tools_list_bytes"]) for x in labels)
+              + f" | <= 16 KB: {'met' if runs[labels[-1]]['tools_list_bytes'] <= TOOLS_LIST_LIMIT else 'missed'} "
+              f"({labels[-1]}) |", ""]
+    names = list(dict.fromkeys(n for x in labels for n in runs[x]["workspaces"]))
+    for name in names:
+        lines += [f"### {name}", "", "| tool | " + " | ".join(f"{x} p50 / p99 / max" for x in labels)
+                  + " | max <= 32 KB |", "| --- | " + " | ".join("---" for _ in labels) + " | --- |"]
+        tools = list(dict.fromkeys(t for x in labels for t in runs[x]["workspaces"].get(name, {}).get("tools", {})))
+        for tool in tools:
+            cells = []
+            for x in labels:
+                t = runs[x]["workspaces"].get(name, {}).get("tools", {}).get(tool, {})
+                cells.append("n/a" if not t.get("n") else
+                             f"{t['p50'] / KB:.1f} / {t['p99'] / KB:.1f} / {t['max'] / KB:.1f} KB (n={t['n']})")
+            last = runs[labels[-1]]["workspaces"].get(name, {}).get("tools", {}).get(tool, {})
+            met = "n/a" if not last.get("n") else ("met" if last["max"] <= SIZE_LIMIT else "missed")
+            lines.append(f"| {tool} | " + " | ".join(cells) + f" | {met} |")
+        lines += ["", "Most-referenced declarations (bytes of the default answer):", "",
+                  "| declaration | references | tool | " + " | ".join(labels) + " |",
+                  "| --- | --- | --- | " + " | ".join("---" for _ in labels) + " |"]
+        by_symbol: dict = {}
+        for x in labels:
+            for row in runs[x]["workspaces"].get(name, {}).get("heaviest", []):
+                entry = by_symbol.setdefault(row["symbol"], {"references": row["references"], "bytes": {}})
+                for tool, n in row["bytes"].items():
+                    entry["bytes"].setdefault(tool, {})[x] = n
+        for symbol, entry in by_symbol.items():
+            for tool, per in entry["bytes"].items():
+                lines.append(f"| `{symbol}` | {entry['references']} | {tool} | "
+                             + " | ".join(_kb(per.get(x)) for x in labels) + " |")
+        lines.append("")
+    return "\n".join(lines + [SIZES_END]) + "\n"
+
+
+def _with_sizes(text: str) -> str:
+    section = sizes_markdown()
+    if SIZES_BEGIN in text and SIZES_END in text:
+        head, rest = text.split(SIZES_BEGIN, 1)
+        tail = rest.split(SIZES_END, 1)[1].lstrip("\n")
+        return head + section + tail
+    return text.rstrip("\n") + "\n\n" + section if section else text
+
+
+def write_sizes() -> None:
+    """Rewrite the answer-size section of RESULTS.md (the rest stays as the last bench/run.py wrote it)."""
+    path = HERE / "RESULTS.md"
+    path.write_text(_with_sizes(path.read_text() if path.exists() else "# pybridge benchmark results\n"))
+
+
 def write(res: dict) -> None:
     (HERE / "results.json").write_text(json.dumps(res, indent=2, default=str) + "\n")
-    (HERE / "RESULTS.md").write_text(markdown(res))
+    (HERE / "RESULTS.md").write_text(_with_sizes(markdown(res)))
     try:
         chart(res, HERE / "results.png")
     except ImportError:

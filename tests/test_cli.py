@@ -76,6 +76,65 @@ def test_refs_prints_one_line_per_occurrence_with_editor_positions(kitchen):
     ]
 
 
+def test_refs_and_callers_take_a_limit_and_say_when_they_cut_the_list(kitchen):
+    root, state = kitchen
+    out = run("refs", "Counter.count", "--limit", "2", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    lines = [" ".join(line.split()) for line in out.stdout.splitlines()]
+    assert lines[0] == "FIELD com.acme.kitchen.Counter.count: 7 occurrences"
+    assert len(lines) == 4 and lines[-1] == "(showing the first 2 of 7 occurrences; --limit N shows up to 500)"
+    callers = run("callers", "Greeter.greet(String)", "--limit", "1", cwd=root, state=state)
+    assert callers.returncode == 0, callers.stderr
+    assert callers.stdout.splitlines()[0] == "4 call sites"
+    assert callers.stdout.splitlines()[-1] == "(showing the first 1 of 4 call sites; --limit N shows up to 500)"
+    whole = run("callers", "Greeter.greet(String)", cwd=root, state=state)
+    assert "showing" not in whole.stdout
+    assert run("refs", "Counter.count", "--limit", "0", cwd=root, state=state).returncode == 2
+
+
+def test_an_ambiguous_name_prints_a_readable_list_of_candidates(kitchen):
+    root, state = kitchen
+    out = run("refs", "greet", cwd=root, state=state)
+    assert out.returncode == 1 and out.stdout == ""
+    lines = [" ".join(line.split()) for line in out.stderr.splitlines()]
+    assert lines[0].startswith("error (ambiguous): `greet` names 2 declarations;")
+    assert lines[1:] == [
+        "candidates:",
+        "METHOD com.acme.kitchen.Greeter.greet(String) at kitchen-sink:src/main/java/com/acme/kitchen/Greeter.java:15",
+        "METHOD com.acme.kitchen.Greeter.greet(String, int) at "
+        "kitchen-sink:src/main/java/com/acme/kitchen/Greeter.java:20"]   # 1-based, as editors count
+    assert json.loads(run("refs", "greet", "--json", cwd=root, state=state).stdout)["code"] == "ambiguous"
+
+
+def test_status_takes_the_workspace_as_path_like_sync(kitchen, tmp_path):
+    root, state = kitchen
+    out = run("status", str(root), cwd=tmp_path, state=state)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("kitchen-sink: generation 1 (fresh)")
+    assert run("status", str(root), "--repo", str(root), cwd=tmp_path, state=state).returncode == 2
+
+
+def test_the_sync_summary_counts_modules_as_its_table_shows_them(tmp_path, samples):
+    root = tmp_path / "reactor"
+    shutil.copytree(samples / "reactor", root)
+    out = run("sync", str(root), cwd=tmp_path, state=tmp_path / "state")
+    assert out.returncode == 0, out.stderr
+    table_modules = {line.split("│")[1].strip() for line in out.stdout.splitlines()
+                     if line.startswith("│") and "dev.pybridge" in line}
+    assert len(table_modules) == 3
+    assert f"modules {len(table_modules)}  files" in out.stdout
+
+
+def test_tool_help_lists_every_tool_from_the_registry():
+    from pybridge.query import TOOLS
+
+    out = subprocess.run([sys.executable, "-m", "pybridge.cli", "tool", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for name, t in TOOLS.items():
+        assert f"{name} " in out.stdout and t.summary[:30] in " ".join(out.stdout.split())
+    assert "1-based" in out.stdout
+
+
 def test_a_short_command_with_json_prints_the_tool_result_and_errors_exit_1(kitchen):
     root, state = kitchen
     out = run("def", "NoSuchSymbol", "--json", cwd=root, state=state)

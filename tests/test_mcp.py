@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,12 +39,30 @@ def served(tmp_path_factory, samples, worker):
         yield client, roots
 
 
+SCHEMAS: dict = {}
+
+
 def call(client, name, args):
     result = client.call(name, args)
     payload = result.structured_content
     assert isinstance(payload, dict)
-    assert json.loads(result.content[0].text) == payload
+    text = result.content[0].text
+    if result.is_error:   # a readable summary, then the same object as JSON on the last line
+        assert text.startswith(f"Error ({payload['code']}): {payload['error']}")
+        assert json.loads(text.splitlines()[-1]) == payload
+    else:
+        assert json.loads(text) == payload
+    _validates(client, name, payload)
     return payload, result.is_error
+
+
+def _validates(client, name, payload):
+    """What TypeScript SDK hosts do, on errors too: structured content must match the output schema."""
+    import jsonschema
+
+    if not SCHEMAS:
+        SCHEMAS.update({t.name: t.output_schema for t in client.list_tools()})
+    jsonschema.validate(payload, SCHEMAS[name])
 
 
 def ok(client, name, args):
@@ -80,6 +97,43 @@ def test_the_server_lists_every_tool_with_a_description_and_input_and_output_sch
             assert prop.get("description"), f"{tool.name}.{name} has no description"
 
 
+def test_tools_list_fits_the_budget_and_the_shared_rules_are_said_once_in_the_instructions(served):
+    client, _ = served
+    listing = client.portal.call(client.session.list_tools)
+    size = len(listing.model_dump_json(by_alias=True, exclude_none=True).encode("utf-8"))
+    assert size <= 16 * 1024, size
+    descriptions = [t.description for t in listing.tools]
+    assert not any("stale_key" in d or "0-based" in d and "1-based" in d for d in descriptions)
+    from pybridge.mcp.server import INSTRUCTIONS
+    assert "1-based" in INSTRUCTIONS and "0-based" in INSTRUCTIONS and "`stale_key`" in INSTRUCTIONS
+
+
+def test_every_error_object_validates_against_the_output_schema_of_every_tool(served):
+    import jsonschema
+
+    client, _ = served
+    schemas = {t.name: t.output_schema for t in client.list_tools()}
+    errors = [
+        {"error": "x.", "code": "ambiguous", "candidates": [{"symbol": "s", "dottedPath": "a.b", "kind": "METHOD",
+                                                            "display": "a.b()", "path": "A.java", "line": 3,
+                                                            "repo": "r"}], "candidateTotal": 30},
+        {"error": "x.", "code": "stale_key", "replacement": None, "hint": "repeat discovery"},
+        {"error": "x.", "code": "stale_key", "replacement": "AAAA", "hint": "repeat discovery"},
+        {"error": "x.", "code": "stale_snapshot", "changed": ["a/B.java"], "hint": "call sync"},
+        {"error": "x.", "code": "unknown_repo", "served": ["a", "b"]},
+        {"error": "x.", "code": "invalid_argument", "field": "limit"},
+        {"error": "x.", "code": "sync_failed", "cause": "crashed"},
+    ]
+    for schema in schemas.values():
+        for error in errors:
+            jsonschema.validate(error, schema)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"error": 1, "code": "x"}, schema)
+        if schema.get("anyOf"):     # neither an answer nor an error
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({"unrelated": 1}, schema)
+
+
 def test_navigation_tools_are_read_only_and_sync_is_not(served):
     client, _ = served
     hints = {t.name: t.annotations.read_only_hint for t in client.list_tools()}
@@ -97,6 +151,7 @@ def test_every_tool_answers_through_the_client(served):
                                   "line": 16, "character": 9})
     assert at["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
     refs = ok(client, "find_references", {"symbolKey": symbols[0]["symbolKey"]})
+    assert {refs["containers"][r["container"]]["display"] for r in refs["references"]} >= {"add(int)"}
     kinds = {r["kind"] for r in refs["references"]}
     assert kinds == {"read", "read_write"}
     assert refs["meta"]["referenceCoverage"] is True and ENVELOPE <= set(refs)
@@ -110,7 +165,7 @@ def test_every_tool_answers_through_the_client(served):
     assert site["path"] == "src/main/java/com/acme/kitchen/Greeter.java"
     assert site["range"]["start"] == {"line": 14, "character": 18}
     hierarchy = ok(client, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
-    callees = json.dumps(hierarchy["outgoingCalls"])
+    callees = json.dumps([hierarchy["symbols"][c["callee"]] for c in hierarchy["outgoingCalls"]])
     assert "com.acme.kitchen.Counter.add" in callees and hierarchy["incomingCalls"]
 
 
@@ -124,6 +179,8 @@ def test_every_error_code_comes_back_as_an_error_result_carrying_its_code(served
     amb = err(client, "goToDefinition", {"repo": "kitchen-sink", "symbol": "add"}, "ambiguous")
     assert amb["candidateTotal"] == len(amb["candidates"]) >= 2
     assert {"symbol", "dottedPath", "kind"} <= set(amb["candidates"][0])
+    text = client.call("goToDefinition", {"repo": "kitchen-sink", "symbol": "add"}).content[0].text
+    assert "- METHOD com.acme.kitchen.Counter.add(int) at src/main/java/com/acme/kitchen/Counter.java:16" in text
     seen.add(amb["code"])
     seen.add(err(client, "find_references", {"symbolKey": "AAAAAAAAAAAAAAAAAAAAAA"}, "invalid_key")["code"])
     k = key(client, "Counter.count")

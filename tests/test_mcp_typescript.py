@@ -25,11 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TS = ROOT / "tests" / "ts"
 TOKEN = "ts-client-token"
 
-# On this branch the output schemas do not yet admit error objects (helper H1 fixes them on branch h1), so the
-# TypeScript client rejects those error results with MCP error -32602. Set to True when the schemas admit them;
-# the xfail marks below then go away (and they are strict: an error code that starts passing fails the run).
-OUTPUT_SCHEMAS_ADMIT_ERRORS = False
-REJECTED_TODAY = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
+# Every error code the scenario provokes; before issue 9 the output schemas did not admit error objects and the
+# TypeScript client rejected each of these results with MCP error -32602.
+ERROR_CODES = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
                   "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
 
 NODE = shutil.which("node")
@@ -155,17 +153,11 @@ def test_every_tool_answers_and_validates_in_the_typescript_client(answers, labe
     assert isinstance(row["structuredContent"], dict) and row["text"] == row["structuredContent"]
 
 
-def _xfail_unless_admitted(code: str):
-    return pytest.param(code, marks=pytest.mark.xfail(
-        not OUTPUT_SCHEMAS_ADMIT_ERRORS and code in REJECTED_TODAY, strict=True,
-        reason="output schemas admit error objects on branch h1"))
-
-
 EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),
          "stale_snapshot": ("changed",), "unknown_repo": ("served",)}
 
 
-@pytest.mark.parametrize("code", [_xfail_unless_admitted(c) for c in sorted(REJECTED_TODAY)])
+@pytest.mark.parametrize("code", sorted(ERROR_CODES))
 def test_every_error_code_reaches_the_typescript_client_as_an_error_object(answers, code):
     row = answers["byLabel"][code]
     assert row["thrown"] is None, f"the client rejected the error result: {row['thrown']}; sent: {row.get('raw')}"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pybridge.query import ARG_MODELS, CODES, TOOL_NAMES
+from pybridge.query import CODES, TOOL_NAMES, TOOLS
 
 from .test_query_support import ENVELOPE, facade_for, ok, synced_sample
 
@@ -86,9 +86,15 @@ def field_strategy(name: str, p: dict, typed: bool = False) -> st.SearchStrategy
         "module": st.sampled_from(p["modules"]) | text,
         "scope": st.sampled_from(["main", "test", "tests"]),
         "include_tests": st.booleans(),
+        "include_javadoc": st.booleans(),
+        "include_imports": st.booleans(),
+        "kinds": st.lists(st.sampled_from(["read", "write", "invocation", "type_use", "call", "READ"]),
+                          max_size=4),
     }
     if typed:
         narrow = {"limit": st.integers(1, 500), "max_results": st.integers(1, 500),
+                  "kinds": st.lists(st.sampled_from(["read", "write", "invocation", "type_use"]), min_size=1,
+                                    max_size=3, unique=True),
                   "kind": st.sampled_from(["METHOD", "class", "FIELD"]),
                   "module": st.sampled_from(p["modules"][:3]), "line": st.integers(0, 70),
                   "character": st.integers(0, 40)}
@@ -110,7 +116,7 @@ def check(tool, result, is_error) -> None:
 @given(data=st.data())
 def test_every_tool_answers_any_mix_of_valid_garbled_and_random_arguments(pools, data):
     tool = data.draw(st.sampled_from([t for t in TOOL_NAMES if t != "sync"]))
-    model = ARG_MODELS[tool]
+    model = TOOLS[tool].args
     typed = data.draw(st.sampled_from([True, True, True, False]))   # mostly well-typed: reach past validation
     if typed:
         required = [n for n, f in model.model_fields.items() if f.is_required() or n == "repo"]

@@ -177,7 +177,7 @@ def test_an_unresolved_name_like_the_symbol_is_the_first_coverage_blocker(many):
     meta = ok(facade, "find_references", {"symbolKey": key_of(facade, "Target.hit"), "limit": 1})["meta"]
     assert meta["referenceCoverage"] is False and meta["callerCoverage"] is False
     first = meta["coverageBlockers"]["places"][0]
-    assert (first["path"], first["line"], first["character"]) == (f"{PKG}/Other.java", 4, 12)
+    assert (first["path"], first["line"], first["column"]) == (f"{PKG}/Other.java", 5, 13)   # 1-based
     assert first["reason"].startswith("unresolved method `hit` could hide a reference")
     assert meta["coverageBlockers"]["count"] == 1
     run = ok(facade, "find_references", {"symbolKey": key_of(facade, "Calls0.run")})["meta"]
@@ -197,14 +197,36 @@ def test_get_callers_truncates_at_max_results_and_counts_code_points(many):
     assert all(c["snippet"] == 'String s = "😀"; Target.hit();' for c in emoji)
 
 
-def test_call_hierarchy_and_find_references_by_name_see_every_call(many):
+def test_call_hierarchy_and_find_references_by_name_are_bounded_and_say_so(many):
     _, facade = many
     calls = ok(facade, "callHierarchy", {"symbol": "Target.hit"})
-    assert calls["incomingTotal"] == len(calls["incomingCalls"]) == 600
-    assert {c["caller"]["display"] for c in calls["incomingCalls"]} == {"run()"}
+    assert calls["incomingTotal"] == 600 and len(calls["incomingCalls"]) == 50 and calls["truncated"] is True
+    most = ok(facade, "callHierarchy", {"symbol": "Target.hit", "limit": 500})
+    assert len(most["incomingCalls"]) == 500 and most["truncated"] is True
+    assert {most["symbols"][c["caller"]]["display"] for c in most["incomingCalls"]} == {"run()"}
+    assert len(most["symbols"]) == len({most["symbols"][c["caller"]]["symbolKey"]
+                                         for c in most["incomingCalls"]})   # each caller once
     refs = ok(facade, "findReferences", {"symbol": "Target.hit"})
-    assert refs["total"] == 601 and refs["truncated"] is False
-    assert refs["references"][-1]["kind"] == "definition"    # Target.java sorts last
+    assert refs["total"] == 601 and len(refs["references"]) == 100 and refs["truncated"] is True
+    last = ok(facade, "findReferences", {"symbol": "Target.hit", "limit": 500})
+    assert len(last["references"]) == 500 and last["truncated"] is True
+    assert all(r["container"] is None or 0 <= r["container"] < len(last["containers"])
+               for r in last["references"])
+    err(facade, "findReferences", {"symbol": "Target.hit", "limit": 501}, "invalid_argument")
+
+
+def test_filtered_pages_join_to_exactly_the_filtered_set(many):
+    _, facade = many
+    key = key_of(facade, "Target.hit")
+    args = {"symbolKey": key, "limit": 7, "include_javadoc": False, "kinds": ["invocation"]}
+    seen, cursor = [], None
+    while True:
+        page = ok(facade, "find_references", {**args, **({"cursor": cursor} if cursor else {})})
+        seen += [(r["path"], start(r)) for r in page["references"]]
+        cursor = page.get("nextCursor")
+        if not cursor:
+            break
+    assert len(seen) == len(set(seen)) == page["meta"]["total"] == 600
 
 
 def test_symbol_at_finds_what_the_inline_markers_say(many):

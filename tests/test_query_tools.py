@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pybridge.query import ARG_MODELS, CODES, TOOL_NAMES, Facade
+from pybridge.query import CODES, TOOL_NAMES, TOOLS, Facade
 
 from .test_query_support import ENVELOPE, ROOT, err, facade_for, key_of, ok, start, synced_sample
 
@@ -134,7 +134,7 @@ def test_a_library_symbol_has_a_key_and_references_like_any_other(ks):
     assert add["symbol"] == "scip-java maven . . java/util/List#add()."
     assert add["external"] is True and add["declaration"] is None and add["module"] is None
     refs = ok(ks, "find_references", {"symbolKey": add["symbolKey"]})
-    assert [(r["path"].rsplit("/", 1)[-1], start(r), r["container"]["display"])
+    assert [(r["path"].rsplit("/", 1)[-1], start(r), refs["containers"][r["container"]]["display"])
             for r in refs["references"]] == [
         ("Greeter.java", (62, 31), "greetAll(List)"), ("Kitchen.java", (37, 15), "shapes()"),
         ("Kitchen.java", (38, 15), "shapes()"), ("Kitchen.java", (39, 15), "shapes()"),
@@ -149,14 +149,17 @@ def test_references_to_counter_count_have_exact_kinds_containers_and_context(ks,
     root, _ = kitchen
     result = ok(ks, "find_references", {"symbolKey": key_of(ks, "Counter.count")})
     refs = result["references"]
-    assert [(start(r), r["kind"], r["container"]["display"]) for r in refs] == [
+    containers = result["containers"]
+    assert [(start(r), r["kind"], containers[r["container"]]["display"]) for r in refs] == [
         ((16, 8), "read_write", "add(int)"), ((39, 8), "read_write", "step(int)"),
         ((40, 8), "read_write", "step(int)"), ((41, 10), "read_write", "step(int)"),
         ((42, 20), "read", "step(int)"), ((61, 15), "read", "getCount()")]
     assert refs[0]["context"] == "        count += n;" == _line(root, COUNTER, 16)
     assert all(r["path"] == COUNTER and r["module"] == KS and r["scope"] == "main"
-               and r["javadoc"] is False and r["import"] is False for r in refs)
-    assert refs[0]["container"]["symbol"] == KS_SCIP + "com/acme/kitchen/Counter#add()."
+               and "javadoc" not in r and "import" not in r for r in refs)   # the flags appear when true
+    assert containers[refs[0]["container"]]["dottedPath"] == "com.acme.kitchen.Counter.add"
+    assert set(containers[0]) == {"symbolKey", "dottedPath", "display", "kind"}
+    assert len(containers) == 3   # add, step, getCount: each once, however many rows name it
     meta = result["meta"]
     assert (meta["generation"], meta["total"], meta["referenceCoverage"], meta["callerCoverage"]) == \
         (1, 6, True, None)
@@ -192,8 +195,8 @@ def test_a_syntax_error_blocks_coverage_of_an_empty_answer_and_is_named(served):
     assert meta["callerCoverage"] is False
     places = meta["coverageBlockers"]["places"]
     assert meta["coverageBlockers"]["count"] == len(places) == 4
-    assert places[0] == {"path": "src/main/java/com/acme/broken/Syntax.java", "line": 11,
-                         "character": 30, "reason": places[0]["reason"]}
+    assert places[0] == {"path": "src/main/java/com/acme/broken/Syntax.java", "line": 12,
+                         "column": 31, "reason": places[0]["reason"]}   # flat: 1-based
     assert places[0]["reason"].startswith("syntax error: ")
     assert any("noSuchMethod" in p["reason"] and p["path"].endswith("Unresolved.java")
                for p in places)
@@ -209,6 +212,61 @@ def test_find_references_filters_by_module_and_scope(served):
     tests = ok(served, "find_references", {"symbolKey": key, "scope": "test"})["references"]
     assert tests and {r["scope"] for r in tests} == {"test"}
     err(served, "find_references", {"symbolKey": key, "module": "nope"}, "invalid_argument")
+
+
+def test_find_references_filters_by_kind_javadoc_and_imports_and_counts_what_it_keeps(ks):
+    for query in ("Shape.describe", "Shape"):
+        key = key_of(ks, query, kind="METHOD" if "." in query else "INTERFACE")
+        everything = ok(ks, "find_references", {"symbolKey": key})
+        rows = everything["references"]
+        assert everything["meta"]["total"] == len(rows)
+        for args, keep in (({"include_imports": False}, lambda r: not r.get("import", False)),
+                           ({"include_javadoc": False}, lambda r: not r.get("javadoc", False)),
+                           ({"kinds": ["invocation"]}, lambda r: r["kind"] == "invocation"),
+                           ({"kinds": ["type_use", "read"], "include_imports": False, "include_javadoc": False},
+                            lambda r: r["kind"] in ("type_use", "read") and "import" not in r and "javadoc" not in r)):
+            page = ok(ks, "find_references", {"symbolKey": key, **args})
+            assert [(r["path"], start(r), r["kind"]) for r in page["references"]] == \
+                [(r["path"], start(r), r["kind"]) for r in rows if keep(r)], (query, args)
+            assert page["meta"]["total"] == len(page["references"]), (query, args)
+    describe = ok(ks, "find_references", {"symbolKey": key_of(ks, "Shape.describe")})["references"]
+    assert any(r.get("javadoc", False) for r in describe)       # the filters above did leave something out
+    err(ks, "find_references", {"symbolKey": key, "kinds": ["call"]}, "invalid_argument")
+    err(ks, "find_references", {"symbolKey": key, "kinds": []}, "invalid_argument")
+
+
+def test_a_page_that_would_pass_the_byte_budget_is_cut_early_and_the_cursor_goes_on_from_there(ks):
+    from pybridge.query import view
+
+    key = key_of(ks, "Counter.count")
+    whole = ok(ks, "find_references", {"symbolKey": key})["references"]
+    original = view.ANSWER_BUDGET
+    try:
+        view.ANSWER_BUDGET = view.size(ok(ks, "find_references", {"symbolKey": key, "limit": 2}))
+        first = ok(ks, "find_references", {"symbolKey": key})
+        assert len(first["references"]) == 2 and first["meta"]["total"] == 6 and first["nextCursor"]
+        rest = ok(ks, "find_references", {"symbolKey": key, "cursor": first["nextCursor"]})
+        named = ok(ks, "findReferences", {"symbol": "Counter.count"})
+        assert named["truncated"] is True and len(named["references"]) < 7
+        given = ok(ks, "find_references", {"symbolKey": key, "limit": 100})   # a limit given is honoured
+        assert len(given["references"]) == 6
+    finally:
+        view.ANSWER_BUDGET = original
+    assert [start(r) for r in first["references"] + rest["references"]][:4] == [start(r) for r in whole][:4]
+
+
+def test_relation_lists_are_cut_and_counted(ks):
+    from pybridge.query.tools_exact import relations
+    from pybridge.query.view import viewing
+
+    ws = ks.spaces.served[0]
+    with viewing(ws) as v:
+        [decl] = v.r.declarations(dotted="com.acme.kitchen.Shape.area")
+        full = relations(v, decl.symbol_id)
+        cut = relations(v, decl.symbol_id, shown=1)
+    assert len(full["overriddenBy"]) == 2 and "totals" not in full
+    assert cut["overriddenBy"] == full["overriddenBy"][:1]
+    assert cut["totals"] == {"overriddenBy": 2}
 
 
 # name tools --------------------------------------------------------------------------------
@@ -277,9 +335,10 @@ def test_no_match_is_not_found_never_an_empty_list(ks):
 
 def test_call_hierarchy_lists_incoming_and_outgoing_calls_with_their_sites(ks):
     result = ok(ks, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
-    assert [(c["caller"]["display"], start(c["callSite"])) for c in result["incomingCalls"]] == [
+    table = result["symbols"]
+    assert [(table[c["caller"]]["display"], start(c["callSite"])) for c in result["incomingCalls"]] == [
         ("main(String[])", (29, 27))]
-    out = [(c["callee"]["dottedPath"], c["callee"]["display"], start(c["callSite"]),
+    out = [(table[c["callee"]]["dottedPath"], table[c["callee"]]["display"], start(c["callSite"]),
             c["callSite"]["kind"]) for c in result["outgoingCalls"]]
     assert ("com.acme.kitchen.Counter.add", "add(int)", (75, 16), "invocation") in out
     assert ("com.acme.kitchen.Counter.add", "add(int, int)", (76, 16), "invocation") in out
@@ -290,7 +349,8 @@ def test_call_hierarchy_lists_incoming_and_outgoing_calls_with_their_sites(ks):
 
 def test_call_hierarchy_names_the_constructor_as_callee_of_new(ks):
     result = ok(ks, "callHierarchy", {"symbol": "Kitchen.shapes"})
-    at_38 = [c["callee"]["display"] for c in result["outgoingCalls"] if start(c["callSite"]) == (37, 23)]
+    at_38 = [result["symbols"][c["callee"]]["display"] for c in result["outgoingCalls"]
+             if start(c["callSite"]) == (37, 23)]
     assert at_38 == ["Circle(double)"]
 
 
@@ -299,7 +359,7 @@ def test_call_queries_leave_javadoc_mentions_out(ks):
     callers = ok(ks, "get_callers", {"symbol": "Shape.describe"})
     assert [(c["path"].rsplit("/", 1)[-1], c["line"]) for c in callers["callers"]] == [("Kitchen.java", 26)]
     everything = ok(ks, "findReferences", {"symbol": "Shape.describe"})["references"]
-    assert any(r["javadoc"] for r in everything)
+    assert any(r.get("javadoc", False) for r in everything)
 
 
 def test_get_callers_searches_across_modules_with_editor_positions(served, reactor):
@@ -429,9 +489,10 @@ def test_cursors_are_bound_to_their_arguments(ks):
 
 
 def test_every_tool_has_an_argument_model_with_described_fields():
-    assert set(ARG_MODELS) == set(TOOL_NAMES)
-    for name, model in ARG_MODELS.items():
-        schema = model.model_json_schema()
+    assert set(TOOLS) == set(TOOL_NAMES)
+    for name, t in TOOLS.items():
+        assert t.description and t.result is not None, name
+        schema = t.args.model_json_schema()
         assert schema.get("additionalProperties") is False, name
         for field, spec in schema["properties"].items():
             assert spec.get("description"), (name, field)

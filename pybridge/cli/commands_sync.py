@@ -66,7 +66,8 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
         table.add_row(s["module"], s["scope"], str(s["files"]), str(s["bindingComplete"]), str(s["problems"]))
     out.print(table)
     c = result["counts"]
-    out.print(f"modules {c.get('modules')}  files {c.get('files')}  symbols {c.get('symbols')}  "
+    modules = len({s["module"] for s in result["coverage"]["scopes"]})   # as the table shows them
+    out.print(f"modules {modules}  files {c.get('files')}  symbols {c.get('symbols')}  "
               f"references {c.get('references')}  problems {c.get('problems')}  limitations "
               f"{c.get('limitations')}  reused files {result['reusedFiles']}  duration "
               f"{result['durationSeconds']:.1f}s  generation {result['generation']}")

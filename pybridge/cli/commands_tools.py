@@ -1,22 +1,26 @@
 """`pybridge tool`, `serve` and the short query commands for people.
 
 `pybridge tool NAME 'JSON'` runs any tool by its exact name and prints its
-exact JSON result (exit status 1 when the result is an error). The short
-commands (`status`, `symbol`, `refs`, `callers`, `calls`, `def`) call the same
-tools and print readable text, or the same JSON with `--json`.
+exact JSON result (exit status 1 when the result is an error); its help lists
+the tools from the query layer's registry. The short commands (`status`,
+`symbol`, `refs`, `callers`, `calls`, `def`) call the same tools and print
+readable text, or the same JSON with `--json`; an error prints as text on
+stderr (an ambiguous name as its list of candidates), exit status 1.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import click
 
 from pybridge.cli import main
 from pybridge.cli.options import state_dir_option
-from pybridge.cli.render import RENDERERS
+from pybridge.cli.render import RENDERERS, error
+from pybridge.query import CONVENTIONS, TOOLS
 
 
 def _facade(repos: tuple[str, ...], state_dir: Path | None):
@@ -40,17 +44,26 @@ def _run(repos, state_dir, name: str, args: dict, as_json: bool) -> None:
         result, is_error = facade.call(name, args)
     finally:
         facade.close()
-    if as_json or is_error:
+    if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    elif is_error:
+        click.echo(error(result), err=True)
     else:
         click.echo(RENDERERS.get(name, lambda r: json.dumps(r, indent=2))(result))
     if is_error:
         sys.exit(1)
 
 
-@main.command("tool", help="Run the tool NAME with ARGS (a JSON object) and print its exact JSON result. "
-                           "The tools: sync, status, find_symbol, symbol_at, find_references, get_callers, "
-                           "findReferences, goToDefinition, callHierarchy.")
+def _tool_help() -> str:
+    lines = ["Run the tool NAME with ARGS (a JSON object) and print its exact JSON result "
+             "(exit status 1 on an error result).", "", "\b", "The tools:"]
+    lines += [f"  {t.name:16} {t.summary}" for t in TOOLS.values()]
+    for paragraph in CONVENTIONS.splitlines():
+        lines += ["", "\b", *textwrap.wrap(paragraph, 100)]
+    return "\n".join(lines)
+
+
+@main.command("tool", help=_tool_help())
 @click.argument("name")
 @click.argument("args", required=False, default="{}")
 @repo_option
@@ -125,21 +138,44 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
         facade.close()
 
 
+def _limit_option(name: str):
+    default = TOOLS[name].args.model_fields[_LIMITS[name]].default
+    return click.option("--limit", type=click.IntRange(1, 500), default=None, metavar="N",
+                        help=f"Show at most N (1 to 500; default {default}); the output says when it cut the list.")
+
+
+_LIMITS = {"findReferences": "limit", "get_callers": "max_results"}
+
+
 def _short(name: str, tool: str, arg: str | None, help_text: str, build):
     @main.command(name, help=help_text)
     @click.argument("target", required=arg is not None) if arg else (lambda f: f)
     @repo_option
     @state_dir_option
     @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON result instead of text.")
-    def command(repos, state_dir, as_json, target=None):
-        _run(repos, state_dir, tool, build(target), as_json)
+    @_limit_option(tool) if tool in _LIMITS else (lambda f: f)
+    def command(repos, state_dir, as_json, target=None, limit=None):
+        args = build(target)
+        if limit is not None:
+            args[_LIMITS[tool]] = limit
+        _run(repos, state_dir, tool, args, as_json)
 
     command.__name__ = f"{name}_command"
     return command
 
 
-_short("status", "status", None, "Show what is indexed: generation, freshness, modules, counts, limitations.",
-       lambda _t: {})
+@main.command("status", help="Show what is indexed for the workspace at PATH (default: the current directory, "
+                             "or the --repo given): generation, freshness, modules, counts, limitations.")
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False))
+@repo_option
+@state_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON result instead of text.")
+def status_command(path: str | None, repos: tuple[str, ...], state_dir: Path | None, as_json: bool) -> None:
+    if path is not None and repos:
+        raise click.UsageError("Give the workspace as PATH or with --repo, not both.")
+    _run((path,) if path is not None else repos, state_dir, "status", {}, as_json)
+
+
 _short("symbol", "find_symbol", "query", "Find declarations named TARGET (e.g. Greeter, Greeter.greet, "
        "greet(String)).", lambda t: {"query": t})
 _short("refs", "findReferences", "symbol", "Every occurrence of the symbol TARGET, its definition included.",

@@ -54,30 +54,70 @@ def symbols(r: dict) -> str:
     return "\n".join(lines) + _stale(r)
 
 
+def _cut(shown: int, total: int, what: str) -> str:
+    return f"(showing the first {shown} of {total} {what}; --limit N shows up to 500)"
+
+
+def _entry(table: list, index: int | None) -> dict | None:
+    return table[index] if index is not None and 0 <= index < len(table) else None
+
+
 def references(r: dict) -> str:
-    lines = [f"{_sym(r.get('symbol'))}: {len(r.get('references', []))} occurrences"]
-    for ref in r.get("references", []):
-        container = ref.get("container") or {}
+    rows, total = r.get("references", []), r.get("total", len(r.get("references", [])))
+    lines = [f"{_sym(r.get('symbol'))}: {total} occurrences"]
+    for ref in rows:
+        container = _entry(r.get("containers", []), ref.get("container")) or {}
         lines.append(f"  {_at(ref):60} {ref['kind']:16} in {container.get('dottedPath', '-')}")
+    if r.get("truncated"):
+        lines.append(_cut(len(rows), total, "occurrences"))
     return "\n".join(lines) + _stale(r)
 
 
 def callers(r: dict) -> str:
-    lines = [f"{r.get('total', 0)} call sites" + (" (truncated)" if r.get("truncated") else "")]
-    for c in r.get("callers", []):
+    rows, total = r.get("callers", []), r.get("total", 0)
+    lines = [f"{total} call sites"]
+    for c in rows:
         lines.append(f"  {c['repo']}:{c['path']}:{c['line']}:{c['column']}  {c.get('caller_fn')}\n"
                      f"      {c.get('snippet', '').strip()}")
+    if r.get("truncated"):
+        lines.append(_cut(len(rows), total, "call sites"))
     return "\n".join(lines)
 
 
 def hierarchy(r: dict) -> str:
+    table = r.get("symbols", [])
     lines = [_sym(r.get("symbol")), "  calls:"]
     for call in r.get("outgoingCalls", []):
-        lines.append(f"    {_sym(call.get('callee')):70} at {_at(call.get('callSite'))}")
+        lines.append(f"    {_sym(_entry(table, call.get('callee'))):70} at {_at(call.get('callSite'))}")
     lines.append("  called by:")
     for call in r.get("incomingCalls", []):
-        lines.append(f"    {_sym(call.get('caller')):70} at {_at(call.get('callSite'))}")
+        lines.append(f"    {_sym(_entry(table, call.get('caller'))):70} at {_at(call.get('callSite'))}")
+    if r.get("truncated"):
+        lines.append(f"(cut: {r.get('outgoingTotal')} calls out, {r.get('incomingTotal')} calls in in all; "
+                     f"`pybridge tool callHierarchy` with a larger limit shows more)")
     return "\n".join(lines) + _stale(r)
+
+
+def error(r: dict) -> str:
+    """An error result as a person reads it (the JSON stays with --json and `pybridge tool`)."""
+    lines = [f"error ({r.get('code')}): {r.get('error')}"]
+    candidates = r.get("candidates") or []
+    if candidates:
+        lines.append("candidates:")
+        for c in candidates:
+            where = f"{c.get('path')}:{c.get('line')}" if c.get("path") else "(library)"
+            repo = f"{c['repo']}:" if c.get("repo") else ""
+            lines.append(f"  {c.get('kind', '?'):12} {c.get('display') or c.get('dottedPath')}  at {repo}{where}")
+        total = r.get("candidateTotal", len(candidates))
+        if total > len(candidates):
+            lines.append(f"  ... {total} in all; the first {len(candidates)} are listed")
+    if r.get("replacement"):
+        lines.append(f"replacement key: {r['replacement']}")
+    if r.get("changed"):
+        lines.append("changed: " + ", ".join(r["changed"]))
+    if r.get("served"):
+        lines.append("served: " + ", ".join(r["served"]))
+    return "\n".join(lines)
 
 
 def definitions(r: dict) -> str:

@@ -1,19 +1,63 @@
-"""Input and output JSON schemas of the MCP tools.
+"""Input and output JSON schemas of the MCP tools, derived from the tool registry.
 
-Inputs come from the query layer's pydantic argument models
-(`pybridge.query.models.ARG_MODELS`: their field descriptions are the
-parameter docs). Outputs are the pydantic models in `pybridge.mcp.outputs`,
-which describe successful results (an error result carries `error` and
-`code` instead, and clients validate only successful results).
+Inputs are the tools' argument models (`pybridge.query.TOOLS[name].args`: their
+field descriptions are the parameter docs), inlined (no `$ref`: hosts hand
+input schemas to models, and some of them do not resolve references).
+
+Outputs are the tools' result models (`TOOLS[name].result`), the types the
+handlers return, so the schema is what the answers are. Error results must
+validate too: TypeScript SDK hosts check `structuredContent` against the
+`outputSchema` even when `isError` is true, and refuse the whole result when it
+does not match (the agent then sees "Structured content does not match the
+tool's output schema" instead of the error). So every output schema:
+
+- declares `error` and `code` (strings), and admits fields it does not
+  declare at its top level (the error object's `candidates`, `candidateTotal`, `replacement`, `changed`,
+  `hint`, `served`, `field`, `cause`; the server instructions describe them
+  once, for every tool);
+- requires, through `anyOf`, either the answer's required fields or `error`
+  and `code`; a name both use (`hint`, `changed`) has a type that admits the
+  error's value.
+
+The output schema declares each top-level field with its JSON type; nested
+objects and list items are typed `object` (their fields are the result
+models' in `pybridge.query.results`, and the descriptions and instructions say
+what they hold). Full nested schemas of nine tools made `tools/list` 20 KB
+without a single description (the budget is 16 KB for everything), and
+clients validate every row of every answer against them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pybridge.query import TOOLS
+
+_KEEP_TITLE_UNDER = ("properties", "$defs")   # there `title` is a field or model name, not a title
+
+
+_DROP = ("title", "default", "additionalProperties", "description")
+
+
+def _untitled(node: Any, parent: str | None = None, drop: tuple[str, ...] = ("title",)) -> Any:
+    """`node` without titles (and the other keys in `drop`) and with `anyOf: [{type: T},
+    {type: null}]` written `type: [T, null]`."""
+    if isinstance(node, dict):
+        out = {k: _untitled(v, k, drop) for k, v in node.items()
+               if not (k in drop and parent not in _KEEP_TITLE_UNDER)}
+        alts = out.get("anyOf")
+        if (isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts
+                and all(set(a) == {"type"} and isinstance(a["type"], str) for a in alts)):
+            del out["anyOf"]
+            out["type"] = [a["type"] for a in alts if a["type"] != "null"] + ["null"]
+        return out
+    if isinstance(node, list):
+        return [_untitled(v, None, drop) for v in node]
+    return node
+
 
 def _inline(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline `$defs` references: some MCP clients do not resolve `$ref`."""
+    """Inline `$defs` references."""
     defs = schema.pop("$defs", {})
 
     def walk(node: Any) -> Any:
@@ -28,20 +72,57 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)
+    inlined: dict[str, Any] = walk(schema)
+    return inlined
+
+
+def _not_null(node: Any) -> Any:
+    """An optional argument written as its type alone: null means "not given", and leaving the
+    argument out says the same."""
+    if isinstance(node, dict):
+        alts = node.get("anyOf")
+        if isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts:
+            [kept] = [a for a in alts if a != {"type": "null"}]
+            node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **kept}
+        return {k: _not_null(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_not_null(v) for v in node]
+    return node
 
 
 def input_schema(name: str) -> dict[str, Any]:
-    from pybridge.query.models import ARG_MODELS
-
-    schema = _inline(ARG_MODELS[name].model_json_schema())
+    """The argument model's schema (its docstring left out: the tool's description says it)."""
+    schema: dict[str, Any] = _not_null(_untitled(_inline(TOOLS[name].args.model_json_schema())))
+    schema.pop("description", None)
     schema.setdefault("type", "object")
     return schema
 
 
-def output_schema(name: str) -> dict[str, Any]:
-    from pybridge.mcp.outputs import OUTPUT_MODELS
+def _shallow(node: Any) -> Any:
+    """A property's schema cut to its JSON type (a nested object or array keeps only its type)."""
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return {"type": "object"}
+    if "anyOf" in node:
+        types: list[str] = []
+        for alt in node["anyOf"]:
+            t = _shallow(alt).get("type")
+            types += t if isinstance(t, list) else [t] if t else []
+        return {"type": list(dict.fromkeys(types))} if types else {}
+    return {k: v for k, v in node.items() if k in ("type", "enum")}
 
-    schema = _inline(OUTPUT_MODELS[name].model_json_schema())
-    schema.setdefault("type", "object")
+
+def output_schema(name: str) -> dict[str, Any]:
+    """The result model's schema, admitting the error object as well (see above)."""
+    full = _untitled(TOOLS[name].result.model_json_schema(by_alias=True, mode="serialization"),
+                     drop=_DROP)
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {**{k: _shallow(v) for k, v in full.get("properties", {}).items()},
+                       "error": {"type": "string"}, "code": {"type": "string"}},
+    }
+    required = full.get("required", [])
+    if required:      # with nothing required, the error object validates as it is
+        schema["anyOf"] = [{"required": required}, {"required": ["error", "code"]}]
     return schema

@@ -3,7 +3,9 @@
 Built on the MCP SDK's low-level `Server` so that pybridge owns argument
 validation: whatever a client sends, the answer is either a result or an
 error result whose structured content carries `error` and `code` (the SDK's
-own validation would answer malformed arguments with a bare text). Tools run
+own validation would answer malformed arguments with a bare text). The tool
+list (descriptions, schemas, read-only hints, which tools report progress)
+is derived from the query layer's registry (`pybridge.query.TOOLS`). Tools run
 in a worker thread (`facade.call` is synchronous); `sync` reports MCP
 progress notifications when the client asked for them. The server never
 touches SQL or JPype: it calls `pybridge.query.Facade` only.
@@ -12,6 +14,7 @@ touches SQL or JPype: it calls `pybridge.query.Facade` only.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -21,39 +24,65 @@ from mcp import types
 from mcp.server.lowlevel import Server
 
 from pybridge import __version__
-from pybridge.mcp.descriptions import describe
 from pybridge.mcp.schemas import input_schema, output_schema
-
-READ_ONLY = {"status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
-             "goToDefinition", "callHierarchy"}
+from pybridge.query import CONVENTIONS, TOOLS
 
 INSTRUCTIONS = (
-    "pybridge answers questions about Java code with the compiler's exact facts. Start with status; if it "
-    "says the workspace is not synced or stale, call sync. Then discover a symbol (find_symbol or symbol_at) "
-    "and pass its symbolKey to find_references, or ask the name tools (findReferences, goToDefinition, "
-    "callHierarchy, get_callers) directly. referenceCoverage=true proves that no reference is missing."
+    "pybridge answers questions about Java code with the compiler's exact facts. Start with status; "
+    "if it says the workspace is not synced or stale, call sync. Then discover a symbol (find_symbol "
+    "or symbol_at) and pass its symbolKey to find_references, or ask the name tools (findReferences, "
+    "goToDefinition, callHierarchy, get_callers) directly. referenceCoverage=true proves that no "
+    "reference is missing.\n" + CONVENTIONS
 )
+"""The server's instructions: the workflow, then what every tool shares (said once here, not in
+each tool's description)."""
 
 
-def tool_list(names) -> list[types.Tool]:
+def tool_list(names: Iterable[str]) -> list[types.Tool]:
+    """The MCP tools, derived from their declarations in the query layer's registry."""
     tools = []
     for name in names:
-        read_only = name in READ_ONLY
+        t = TOOLS[name]
         tools.append(types.Tool(
             name=name,
-            description=describe(name),
+            description=t.description,
             input_schema=input_schema(name),
             output_schema=output_schema(name),
             annotations=types.ToolAnnotations(
-                title=name, read_only_hint=read_only, destructive_hint=False, idempotent_hint=read_only,
+                read_only_hint=t.read_only, destructive_hint=False, idempotent_hint=t.read_only,
                 open_world_hint=False),
         ))
     return tools
 
 
-def as_result(result: dict, is_error: bool) -> types.CallToolResult:
+def error_text(result: dict[str, Any]) -> str:
+    """An error result's text content: the sentence and the code first, then what the code adds
+    (candidates one per line), then the whole object as JSON, so an agent reading only the text
+    has everything the structured content has."""
+    lines = [f"Error ({result.get('code')}): {result.get('error')}"]
+    for c in result.get("candidates") or []:
+        where = f" at {c['path']}:{c['line']}" if c.get("path") and c.get("line") else ""
+        repo = f" [{c['repo']}]" if c.get("repo") else ""
+        lines.append(f"- {c.get('kind')} {c.get('display') or c.get('dottedPath')}{where}{repo}  "
+                     f"symbol: {c.get('symbol')}")
+    if "candidateTotal" in result and result["candidateTotal"] > len(result.get("candidates") or []):
+        lines.append(f"({result['candidateTotal']} candidates in all; the first "
+                     f"{len(result.get('candidates') or [])} are listed)")
+    if "replacement" in result:
+        lines.append(f"replacement: {result['replacement']}")
+    if result.get("changed"):
+        lines.append("changed: " + ", ".join(result["changed"]))
+    lines.append(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines)
+
+
+def as_result(result: dict[str, Any], is_error: bool) -> types.CallToolResult:
+    """The MCP result: the object as structured content, and as text (compact JSON for an answer;
+    a readable summary plus the JSON for an error). Error objects keep their structured content:
+    every output schema admits them (see `schemas`)."""
+    text = error_text(result) if is_error else json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=result,
         is_error=is_error,
     )
@@ -73,7 +102,7 @@ def build_server(facade, names) -> Server:
             return as_result({"error": f"There is no tool named {name!r}; the tools are: "
                                        f"{', '.join(sorted(known))}.", "code": "invalid_argument"}, True)
         progress = None
-        if name == "sync":
+        if TOOLS[name].progress:
             def progress(done: float, total: float | None, message: str) -> None:
                 try:
                     anyio.from_thread.run(ctx.session.report_progress, float(done),

@@ -1,20 +1,24 @@
 """The query layer: the one facade that the MCP server and the CLI call (DESIGN section 7).
 
-    from pybridge.query import Facade, TOOL_NAMES
+    from pybridge.query import Facade, TOOLS
     facade = Facade(["samples/reactor"], state_dirs=None, allow_online=True, heap=None)
     result, is_error = facade.call("find_symbol", {"query": "Greeter.greet"})
     facade.close()
 
 `call(tool, args, progress=None)` never raises. Errors are
 `{"error": <what to do>, "code": <stable code>, ...}` (see `errors`).
-Argument models for every tool, with their defaults and limits, are
-`models.ARG_MODELS`. Answers are read from the published generation without
-a JVM; every successful answer carries the freshness envelope (`freshness`).
+Every tool is declared once in the registry (`registry`: name, argument
+model, result model, handler, description, annotations); `TOOLS` maps names
+to those declarations, in the order they are listed. Answers are read from
+the published generation without a JVM; every successful answer carries the
+freshness envelope (`freshness`).
 
 Modules, one responsibility each:
 
 - `facade`      dispatch, validation, the never-raise guard
+- `registry`    the tool declarations, what all tools share (CONVENTIONS)
 - `models`      the tools' argument models (pydantic), limits and defaults
+- `results`     the tools' result models (pydantic): the output schemas
 - `errors`      QueryError and the error codes
 - `workspace`   served workspaces, `repo` resolution, stores, secrets, coordinates
 - `keys`        symbol keys and cursors (authenticated tokens) and the secret
@@ -32,7 +36,7 @@ Choices where DESIGN is silent are documented in the module they concern.
 """
 
 from .errors import CODES, QueryError
-from .facade import TOOL_NAMES, Facade
-from .models import ARG_MODELS
+from .facade import TOOL_NAMES, TOOLS, Facade
+from .registry import CONVENTIONS, Tool
 
-__all__ = ["ARG_MODELS", "CODES", "Facade", "QueryError", "TOOL_NAMES"]
+__all__ = ["CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES", "Tool"]

@@ -27,7 +27,8 @@ check for the method and every method it overrides, transitively, since a
 call through a supertype's declaration may dispatch here.
 
 `coverageBlockers` is `{"count": N, "places": [...first 20: {path, line,
-character, reason}]}`, 0-based positions like every range.
+character, reason}]}` here, 0-based; the tools answer each place with flat,
+1-based `line` and `column` (`view.View.flat_blockers`, DESIGN section 7).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
     facade = Facade(["samples/reactor"])
     result, is_error = facade.call("find_symbol", {"query": "Greeter.greet"})
 
-`call` validates the arguments with the tool's model (`models.ARG_MODELS`),
-runs the tool against the published generation, and returns the result
-object, or an error object `{"error", "code", ...}` with `is_error` true.
+`call` looks the tool up in the registry (`registry.tools()`), validates the
+arguments with its argument model, runs its handler against the published
+generation, and returns the handler's result model serialized to JSON, or an
+error object `{"error", "code", ...}` with `is_error` true.
 Whatever the input (a non-object, wrong types, huge numbers, garbage text),
 the answer is one of the two; an unexpected failure is reported as an error
 object too (logged on `pybridge.query`), never raised.
@@ -23,24 +24,25 @@ from pydantic import ValidationError
 
 from pybridge.errors import PybridgeError
 
-from . import tools_admin, tools_exact, tools_names
+from . import registry
 from .errors import QueryError, clean, invalid, show
-from .models import ARG_MODELS
+from .registry import Call, Tool
 from .workspace import Workspaces
 
 log = logging.getLogger("pybridge.query")
 
-TOOL_NAMES = ("sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers",
-              "findReferences", "goToDefinition", "callHierarchy")
+TOOLS = registry.tools()
+TOOL_NAMES = tuple(TOOLS)
 
 Progress = Callable[[float, "float | None", str], None]
 
 
-def _validation_error(tool: str, exc: ValidationError) -> QueryError:
+def _validation_error(t: Tool, exc: ValidationError) -> QueryError:
+    tool = t.name
     err = exc.errors(include_url=False)[0]
     loc = [str(x) for x in err.get("loc", ()) if x != "__root__"]
     field = ".".join(loc) or None
-    fields = ", ".join(ARG_MODELS[tool].model_fields)
+    fields = ", ".join(t.args.model_fields)
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         message = f"{tool} has no argument {show(field)}; its arguments are: {fields}."
@@ -74,7 +76,7 @@ class Facade:
         self._closed = False
         self._lock = threading.Lock()
 
-    def call(self, tool: Any, args: Any, progress: Progress | None = None) -> tuple[dict, bool]:
+    def call(self, tool: Any, args: Any, progress: Progress | None = None) -> tuple[dict[str, Any], bool]:
         """Run one tool: `(result, False)` or `(error object, True)`. Never raises."""
         try:
             return self._call(tool, args, progress), False
@@ -92,25 +94,25 @@ class Facade:
                                    f"This is a bug; check the arguments, retry, and report it.",
                           "code": "invalid_argument", "internal": True}), True
 
-    def _call(self, tool: Any, args: Any, progress: Progress | None) -> dict:
+    def _call(self, tool: Any, args: Any, progress: Progress | None) -> dict[str, Any]:
         if self._closed:
             raise invalid("This query facade is closed; create a new one.")
-        if not isinstance(tool, str) or tool not in ARG_MODELS:
+        t = TOOLS.get(tool) if isinstance(tool, str) else None
+        if t is None:
             raise invalid(f"There is no tool named {show(tool)}; the tools are: "
                           f"{', '.join(TOOL_NAMES)}.", field="tool")
         if args is None:
             args = {}
         if not isinstance(args, dict):
             raise invalid(f"{tool} takes one JSON object of arguments (got {type(args).__name__}); "
-                          f"its arguments are: {', '.join(ARG_MODELS[tool].model_fields)}.")
+                          f"its arguments are: {', '.join(t.args.model_fields)}.")
         try:
-            parsed = ARG_MODELS[tool].model_validate(args)
+            parsed = t.args.model_validate(args)
         except ValidationError as exc:
-            raise _validation_error(tool, exc) from None
-        if tool == "sync":
-            return tools_admin.sync_tool(self.spaces, parsed, progress, allow_online=self.allow_online,
-                                         heap=self.heap, worker=self.worker, wait=self.wait)
-        return _HANDLERS[tool](self.spaces, parsed)
+            raise _validation_error(t, exc) from None
+        call = Call(self.spaces, progress if t.progress else None, allow_online=self.allow_online,
+                    heap=self.heap, worker=self.worker, wait=self.wait)
+        return t.handler(call, parsed).to_json()
 
     def close(self) -> None:
         with self._lock:
@@ -124,14 +126,3 @@ class Facade:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-_HANDLERS = {
-    "status": tools_admin.status,
-    "find_symbol": tools_exact.find_symbol,
-    "symbol_at": tools_exact.symbol_at,
-    "find_references": tools_exact.find_references,
-    "get_callers": tools_names.get_callers,
-    "findReferences": tools_names.find_references_by_name,
-    "goToDefinition": tools_names.go_to_definition,
-    "callHierarchy": tools_names.call_hierarchy,
-}

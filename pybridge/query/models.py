@@ -20,24 +20,29 @@ Conventions for every tool:
   outside the workspace is refused and never read.
 
 Limits: `find_symbol.limit` 1..500 (default 50); `find_references.limit`
-1..500 (default 100); `get_callers.max_results` 1..500 (default 100); names
-and queries up to 1,000 characters; paths up to 4,096; symbol keys up to 256;
-cursors up to 8,192.
+1..500 (default 100); `findReferences.limit` 1..500 (default 100);
+`callHierarchy.limit` 1..500 per direction (default 50);
+`get_callers.max_results` 1..500 (default 100); names and queries up to 1,000
+characters; paths up to 4,096; symbol keys up to 256; cursors up to 8,192.
+
+The tools are declared with these models in `registry` (each family module).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from pybridge.facts import DECL_KINDS
+from pybridge.facts import DECL_KINDS, REF_KINDS
 
 NAMED_KINDS = DECL_KINDS[:10]     # CLASS … RECORD_COMPONENT: what names resolve among
 LIMIT_MAX = 500
 FIND_SYMBOL_LIMIT = 50
 FIND_REFERENCES_LIMIT = 100
 GET_CALLERS_MAX = 100
+NAME_REFERENCES_LIMIT = 100
+CALL_HIERARCHY_LIMIT = 50
 NAME_MAX = 1000
 PATH_MAX = 4096
 KEY_MAX = 256
@@ -67,24 +72,22 @@ def _text(max_length: int, description: str, min_length: int = 1) -> Any:
 
 
 Repo = Annotated[str | None, Field(description=(
-    "The workspace: its slug (folder name, e.g. `reactor`; `status` lists it) or its root path. "
-    "Optional when one workspace is served."), max_length=PATH_MAX), AfterValidator(
-        lambda v: v if v is None else _unicode(v))]
+    "The workspace: its slug (as `status` lists it) or root path. Optional when one is served."),
+    max_length=PATH_MAX), AfterValidator(lambda v: v if v is None else _unicode(v))]
 Module = Annotated[str | None, Field(description=(
-    "Only this module: its id `groupId:artifactId` (as `status` lists it) or its artifactId alone. "
-    "Default: every module."), max_length=NAME_MAX), AfterValidator(
+    "Only this module: `groupId:artifactId` or its artifactId."), max_length=NAME_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
-Scope = Annotated[Literal["main", "test"] | None, Field(description=(
-    "Only `main` or only `test` sources. Default: both."))]
+Scope = Annotated[Literal["main", "test"] | None, Field(description="Only `main` or only `test` sources.")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
-    "The `nextCursor` of the previous page. Keep every other argument unchanged while paging; "
-    "a cursor is valid for the generation that issued it."))]
+    "The previous page's `nextCursor` (keep the other arguments unchanged)."))]
 SymbolName = _text(NAME_MAX, (
-    "The symbol, by name: a simple name (`greet`), a qualified name (`Greeter.greet` or "
-    "`com.acme.Greeter.greet`), one overload (`greet(String)`, `Box(T)`, `sum(int...)`), a path "
-    "form (`src/main/java/com/acme/Greeter.java#greet`) or a SCIP symbol (full, or its descriptor "
-    "`com/acme/Greeter#greet().`). Resolves among types, methods, constructors, fields, enum "
-    "constants and record components; several matches are an `ambiguous` error listing candidates."))
+    "The symbol's name: `greet`, `Greeter.greet`, `com.acme.Greeter.greet`, one overload "
+    "`greet(String)`, a path form `src/main/java/com/acme/Greeter.java#greet`, or a SCIP symbol."))
+
+
+RefKind = Literal["read", "write", "read_write", "invocation", "construction", "method_reference",
+                  "type_use"]
+assert set(get_args(RefKind)) == set(REF_KINDS)
 
 
 class ToolArgs(BaseModel):
@@ -121,18 +124,16 @@ class FindSymbolArgs(ToolArgs):
     """Exact discovery of declarations by name."""
 
     query: _text(NAME_MAX, (
-        "What to find: a simple name (`Greeter`), a qualified name (`Greeter.greet`, "
-        "`com.acme.Greeter.greet`), one overload (`greet(String)`), a path form "
-        "(`src/main/java/com/acme/Greeter.java#greet`) or a SCIP symbol. Names are exact and "
-        "case-sensitive."))
+        "The name, exact and case-sensitive: `Greeter`, `Greeter.greet`, `com.acme.Greeter.greet`, "
+        "`greet(String)`, `src/main/java/com/acme/Greeter.java#greet` or a SCIP symbol."))
     repo: Repo = None
     kind: Annotated[str | None, Field(max_length=40, description=(
-        "Only declarations of this kind: " + ", ".join(NAMED_KINDS) + ". Default: all of them."
+        "Only declarations of this kind: " + ", ".join(NAMED_KINDS) + "."
     )), AfterValidator(lambda v: v if v is None else _kind(v))] = None
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
-        f"Declarations per page, 1 to {LIMIT_MAX}. Default {FIND_SYMBOL_LIMIT}."))] = FIND_SYMBOL_LIMIT
+        "Declarations per page."))] = FIND_SYMBOL_LIMIT
     cursor: Cursor = None
 
 
@@ -140,25 +141,28 @@ class SymbolAtArgs(ToolArgs):
     """The symbol declared or referenced at a position."""
 
     repo: Repo = None
-    path: _text(PATH_MAX, "The source file: relative to the workspace root, or absolute inside it.")
+    path: _text(PATH_MAX, "The source file, relative to the workspace root (or absolute inside it).")
     line: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0},
                                description="0-based line (LSP).")]
     character: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
-        "0-based character in UTF-16 code units (LSP); the end of a name counts as on it."))]
+        "0-based UTF-16 character (LSP); the end of a name counts as on it."))]
 
 
 class FindReferencesArgs(ToolArgs):
     """Every reference to one exact symbol, paged, with coverage."""
 
-    symbolKey: _text(KEY_MAX, (
-        "The symbol's key, from find_symbol, symbol_at or an earlier answer. A key names one "
-        "generation; after a sync an old key fails with `stale_key` and its `replacement`."))
+    symbolKey: _text(KEY_MAX, "The symbol's key, from find_symbol, symbol_at or an earlier answer.")
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
-        f"References per page, 1 to {LIMIT_MAX}. Default {FIND_REFERENCES_LIMIT}."
-    ))] = FIND_REFERENCES_LIMIT
+        "References per page."))] = FIND_REFERENCES_LIMIT
     cursor: Cursor = None
+    kinds: Annotated[list[RefKind] | None, Field(min_length=1, max_length=len(REF_KINDS), description=(
+        "Only references of these kinds (default: all)."))] = None
+    include_javadoc: Annotated[bool, Field(strict=True, description=(
+        "Include Javadoc mentions (`{@link ...}`)."))] = True
+    include_imports: Annotated[bool, Field(strict=True, description=(
+        "Include imports."))] = True
 
 
 class GetCallersArgs(ToolArgs):
@@ -166,13 +170,12 @@ class GetCallersArgs(ToolArgs):
 
     symbol: SymbolName
     repo: Annotated[str | None, Field(max_length=PATH_MAX, description=(
-        "The workspace (slug or root path). Default: search every served workspace.")),
+        "The workspace (slug or root path). Default: every served workspace.")),
         AfterValidator(lambda v: v if v is None else _unicode(v))] = None
     include_tests: Annotated[bool, Field(strict=True, description=(
-        "Include call sites in test sources. Default true."))] = True
+        "Include call sites in test sources."))] = True
     max_results: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
-        f"At most this many callers, 1 to {LIMIT_MAX}. Default {GET_CALLERS_MAX}; `truncated` "
-        "says when there were more."))] = GET_CALLERS_MAX
+        "At most this many call sites."))] = GET_CALLERS_MAX
 
 
 class NameArgs(ToolArgs):
@@ -183,6 +186,9 @@ class NameArgs(ToolArgs):
 class FindReferencesByNameArgs(NameArgs):
     """Every occurrence of a named symbol, definition included."""
 
+    limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
+        "At most this many occurrences."))] = NAME_REFERENCES_LIMIT
+
 
 class GoToDefinitionArgs(NameArgs):
     """Where a named symbol is defined."""
@@ -191,15 +197,5 @@ class GoToDefinitionArgs(NameArgs):
 class CallHierarchyArgs(NameArgs):
     """One level of incoming and outgoing calls of a named symbol."""
 
-
-ARG_MODELS: dict[str, type[ToolArgs]] = {
-    "sync": SyncArgs,
-    "status": StatusArgs,
-    "find_symbol": FindSymbolArgs,
-    "symbol_at": SymbolAtArgs,
-    "find_references": FindReferencesArgs,
-    "get_callers": GetCallersArgs,
-    "findReferences": FindReferencesByNameArgs,
-    "goToDefinition": GoToDefinitionArgs,
-    "callHierarchy": CallHierarchyArgs,
-}
+    limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
+        "At most this many calls per direction."))] = CALL_HIERARCHY_LIMIT

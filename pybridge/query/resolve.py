@@ -165,9 +165,10 @@ def group(rows: list[DeclRow]) -> dict[int, list[DeclRow]]:
 
 
 def candidate(view: View, d: DeclRow) -> dict:
+    """One candidate of an `ambiguous` error; `line` is 1-based (a flat line, DESIGN 7)."""
     return {"symbol": view.scip(d.scip, d.module), "dottedPath": d.dotted, "kind": d.kind,
             "display": qualified(d.dotted, d.display, d.kind), "path": d.path,
-            "line": d.name_span.start_line, "repo": view.ws.slug}
+            "line": d.name_span.start_line + 1, "repo": view.ws.slug}
 
 
 def resolve(view: View, text: str) -> Resolved | None:

@@ -36,8 +36,10 @@ from pybridge.sync import StaleSnapshotError, sync
 from .errors import QueryError
 from .freshness import combine, envelope
 from .models import StatusArgs, SyncArgs
-from .tools_exact import viewing
-from .workspace import Served, Workspaces
+from .registry import Call, tool
+from .results import StatusResult, SyncResult
+from .view import viewing
+from .workspace import Served
 
 log = logging.getLogger("pybridge.query")
 Progress = Callable[[float, "float | None", str], None]
@@ -77,11 +79,16 @@ def _still_served(message: str) -> str:
     return f"{message.rstrip()} The previous generation, if any, is still served."
 
 
-def sync_tool(spaces: Workspaces, a: SyncArgs, progress: Progress | None, *,
-              allow_online: bool, heap: str | None, worker: Any, wait: bool = True) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("sync", args=SyncArgs, result=SyncResult, read_only=False, progress=True, description="""
+    Compile the Java workspace with the Eclipse compiler and publish a new generation of facts.
+    Call it first (status says when), and again after the code changed. Reports progress; returns
+    the generation, counts, duration, per-module coverage and limitations. The previous generation
+    keeps answering until this one is published.""")
+def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
+    ws = call.spaces.pick(a.repo)
     try:
-        return _sync(ws, progress, allow_online=allow_online, heap=heap, worker=worker, wait=wait)
+        return SyncResult.model_validate(_sync(ws, call.progress, allow_online=call.allow_online,
+                                               heap=call.heap, worker=call.worker, wait=call.wait))
     finally:
         ws.freshness.invalidate()    # whatever happened, the next answer checks the files anew
 
@@ -121,11 +128,15 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
     }
 
 
-def status(spaces: Workspaces, a: StatusArgs) -> dict:
+@tool("status", args=StatusArgs, result=StatusResult, description="""
+    What is indexed: generation, freshness (whether files changed since the last sync), modules,
+    scopes, counts and limitations. Cheap; call it to decide whether to sync.""")
+def status(call: Call, a: StatusArgs) -> StatusResult:
+    spaces = call.spaces
     if a.repo is None and len(spaces.served) > 1:
         each = [_status(ws) for ws in spaces.served]
-        return {"workspaces": each, **combine(each)}
-    return _status(spaces.pick(a.repo))
+        return StatusResult.model_validate({"workspaces": each, **combine(each)})
+    return StatusResult.model_validate(_status(spaces.pick(a.repo)))
 
 
 def _status(ws: Served) -> dict:

@@ -12,30 +12,38 @@ Results (plus the freshness envelope)::
                                                         "kind", "range"},
                      "alternatives": [the other symbols named at the same position, e.g. the
                                       class of `new Circle(…)` after its constructor]}
-    find_references {"symbol": symbol, "references": [reference…],
+    find_references {"symbol": symbol, "references": [reference…], "containers": [summary…],
                      "relations": {"overrides", "overriddenBy", "extends", "extendedBy",
-                                   "implements", "implementedBy": [summary…]},
+                                   "implements", "implementedBy": [summary…],
+                                   "totals"? (per list, when a list was cut at RELATION_SHOWN)},
                      "meta": {"generation", "total", "referenceCoverage", "callerCoverage",
-                              "coverageBlockers": {"count", "places"}, "limitations"},
+                              "coverageBlockers": {"count", "places": [{"path", "line",
+                              "column" (1-based), "reason"}]}, "limitations"},
                      "nextCursor"?}
+
+`find_references` filters: `kinds` (reference kinds), `include_javadoc` and
+`include_imports` (default true: omitted, the answer is every reference).
+`meta.total` counts what the filters keep. Coverage is the symbol's, whatever
+the kind filters: it says whether any reference could be missing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from pybridge.facts import REF_KINDS
-from pybridge.store import DeclRow
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
+from pybridge.store import DeclRow, Reader, RefRow
 
 from .coverage import coverage
 from .errors import QueryError
 from .models import FindReferencesArgs, FindSymbolArgs, SymbolAtArgs
 from .paging import check_generation, cursor_position, new_cursor, open_key
+from .registry import Call, tool
 from .resolve import lookup
+from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
 from .source import check_position, workspace_path
-from .view import View, rng
-from .workspace import Served, Workspaces
+from .view import View, fit, pick, rng, viewing
+
+RELATION_SHOWN = 10     # summaries per relation list; `relations.totals` counts the rest
+_BATCH = 500
 
 RELATION_NAMES = {
     ("from", "overrides"): "overrides", ("to", "overrides"): "overriddenBy",
@@ -44,17 +52,12 @@ RELATION_NAMES = {
 }
 
 
-@contextmanager
-def viewing(ws: Served) -> Iterator[View]:
-    reader = ws.reader()
-    try:
-        yield View(ws, reader)
-    finally:
-        reader.close()
-
-
-def find_symbol(spaces: Workspaces, a: FindSymbolArgs) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("find_symbol", args=FindSymbolArgs, result=FindSymbolResult, description="""
+    Find declarations by name (simple, qualified like Greeter.greet, or with parameter types like
+    greet(String)): symbolKey, SCIP symbol, dotted path, kind, declaration, module and scope.
+    Pass the symbolKey to find_references.""")
+def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
+    ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         module = v.module_arg(a.module)
         args = a.model_dump(exclude={"cursor"})
@@ -71,16 +74,20 @@ def find_symbol(spaces: Workspaces, a: FindSymbolArgs) -> dict:
                     and a.scope in (None, d.scope) and d.symbol_id not in seen):
                 seen.add(d.symbol_id)
                 found.append(d)
-        page = found[start:start + a.limit]
-        out: dict = {"symbols": [v.symbol(d) for d in page], "total": len(found)}
-        if start + a.limit < len(found):
-            out["nextCursor"] = new_cursor(v, "find_symbol", args, start + a.limit)
-        if not found:
-            out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the simple "
-                           "name, drop the parameter list or the filters; parameters and locals are "
-                           "found with symbol_at.")
-        out.update(v.envelope())
-        return out
+        symbols = [v.symbol(d) for d in found[start:start + a.limit]]
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            out: dict = {"symbols": symbols[:k], "total": len(found)}
+            if start + k < len(found):
+                out["nextCursor"] = new_cursor(v, "find_symbol", args, start + k)
+            if not found:
+                out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the "
+                               "simple name, drop the parameter list or the filters; parameters and "
+                               "locals are found with symbol_at.")
+            return {**out, **env}
+
+        return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given="limit" in a.model_fields_set)[0])
 
 
 def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
@@ -90,8 +97,11 @@ def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
     return (at_end, kind, 0 if target_kind == "CONSTRUCTOR" else 1)
 
 
-def symbol_at(spaces: Workspaces, a: SymbolAtArgs) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("symbol_at", args=SymbolAtArgs, result=SymbolAtResult, description="""
+    The symbol declared or referenced at a position of a file (0-based line and UTF-16 character,
+    as in LSP), with its symbolKey. The way to reach parameters and locals.""")
+def symbol_at(call: Call, a: SymbolAtArgs) -> SymbolAtResult:
+    ws = call.spaces.pick(a.repo)
     rel = workspace_path(ws.spellings, a.path)
     with viewing(ws) as v:
         v.require_fresh()
@@ -128,24 +138,65 @@ def symbol_at(spaces: Workspaces, a: SymbolAtArgs) -> dict:
             raise QueryError("not_found", f"No name is declared or referenced at line {a.line}, "
                              f"character {a.character} of {rel} (0-based, UTF-16, as in LSP); point "
                              f"at a name's token.")
-        return {"symbol": symbols[0], "alternatives": symbols[1:], **v.envelope()}
+        return SymbolAtResult.model_validate({"symbol": symbols[0], "alternatives": symbols[1:],
+                                              **v.envelope()})
 
 
-def relations(v: View, sid: int) -> dict:
-    rows = v.r.relations(sid)
-    others = {row.to_id if row.from_id == sid else row.from_id for row in rows}
-    summaries = v.summaries(others)
-    out: dict[str, list] = {name: [] for name in RELATION_NAMES.values()}
-    for row in rows:
+def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict:
+    """The compiler's relation facts of the symbol, each list cut at `shown` (`totals` then
+    counts every list that was cut)."""
+    ids: dict[str, list[int]] = {name: [] for name in RELATION_NAMES.values()}
+    for row in v.r.relations(sid):
         for side, this, other in (("from", row.from_id, row.to_id), ("to", row.to_id, row.from_id)):
-            items = out[RELATION_NAMES[(side, row.kind)]]
-            if this == sid and other in summaries and summaries[other] not in items:
-                items.append(summaries[other])
+            items = ids[RELATION_NAMES[(side, row.kind)]]
+            if this == sid and other not in items:
+                items.append(other)
+    summaries = v.summaries({i for items in ids.values() for i in items[:shown]})
+    out: dict = {name: [summaries[i] for i in items[:shown] if i in summaries]
+                 for name, items in ids.items()}
+    totals = {name: len(items) for name, items in ids.items() if len(items) > shown}
+    if totals:
+        out["totals"] = totals
     return out
 
 
-def find_references(spaces: Workspaces, a: FindReferencesArgs) -> dict:
-    ws, reader, parsed, info = open_key(spaces, a.symbolKey)
+def _kept(a: FindReferencesArgs):
+    skip = (0 if a.include_javadoc else REF_IN_JAVADOC) | (0 if a.include_imports else REF_IN_IMPORT)
+    return (lambda r: not r.flags & skip) if skip else None
+
+
+def _page(reader: Reader, sid: int, a: FindReferencesArgs, module: str | None,
+          after: tuple | None) -> tuple[list[RefRow], bool, int]:
+    """One page of references under the filters, whether more follow, and their total."""
+    keep = _kept(a)
+    kinds = list(a.kinds) if a.kinds else None
+    if keep is None:
+        rows = reader.references(sid, kinds=kinds, module=module, scope=a.scope, after=after,
+                                 limit=a.limit + 1)
+        total = reader.count_references(sid, kinds=kinds, module=module, scope=a.scope)
+        return rows[:a.limit], len(rows) > a.limit, total
+    rows = []
+    while len(rows) <= a.limit:
+        batch = reader.references(sid, kinds=kinds, module=module, scope=a.scope, after=after,
+                                  limit=_BATCH)
+        rows += [r for r in batch if keep(r)]
+        if len(batch) < _BATCH:
+            break
+        after = batch[-1].sort_key
+    total = sum(1 for r in reader.references(sid, kinds=kinds, module=module, scope=a.scope)
+                if keep(r))
+    return rows[:a.limit], len(rows) > a.limit, total
+
+
+@tool("find_references", args=FindReferencesArgs, result=FindReferencesResult, description="""
+    Every reference to one symbol, exact: path, range, kind (read, write, read_write, invocation,
+    construction, method_reference, type_use), container and source line; the compiler's
+    overrides/extends/implements facts; and coverage: referenceCoverage true means an empty or
+    short list proves nothing else refers to the symbol. Takes the symbolKey from find_symbol or
+    symbol_at; pages with limit (default 100) and nextCursor; kinds, include_javadoc and
+    include_imports narrow the list.""")
+def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
+    ws, reader, parsed, info = open_key(call.spaces, a.symbolKey)
     try:
         v = View(ws, reader)
         v.require_fresh()
@@ -161,25 +212,33 @@ def find_references(spaces: Workspaces, a: FindReferencesArgs) -> dict:
                 raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query "
                                  "without a cursor.")
             after = tuple(after)
-        rows = reader.references(info.id, module=module, scope=a.scope, after=after,
-                                 limit=a.limit + 1)
-        more, rows = len(rows) > a.limit, rows[:a.limit]
+        rows, more, total = _page(reader, info.id, a, module, after)
         decl = v.first_decls([info.id])[info.id]
-        out: dict = {
+        items, containers = v.references(rows)
+        head: dict = {
             "symbol": v.symbol_of(info),
-            "references": v.references(rows),
             "relations": relations(v, info.id),
             "meta": {
                 "generation": v.gen.number,
-                "total": reader.count_references(info.id, module=module, scope=a.scope),
-                **coverage(reader, info, decl, module, a.scope, ws.memo(v.gen.number)),
+                "total": total,
+                **v.flat_blockers(coverage(reader, info, decl, module, a.scope,
+                                           ws.memo(v.gen.number))),
                 "limitations": v.limitations(module, a.scope),
             },
+            **v.envelope(),
         }
-        if more:
-            out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[-1].sort_key))
-        out.update(v.envelope())
-        return out
+
+        def build(k: int) -> dict:
+            page = [dict(x) for x in items[:k]]
+            out = {"symbol": head["symbol"], "references": page,
+                   "containers": pick(page, containers, "container"),
+                   **{k: x for k, x in head.items() if k != "symbol"}}
+            if k < len(rows) or more:
+                out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[k - 1].sort_key))
+            return out
+
+        out, _ = fit(build, len(rows), limit_given="limit" in a.model_fields_set)
+        return FindReferencesResult.model_validate(out)
     finally:
         reader.close()
 

@@ -12,19 +12,21 @@ tools.
 Results (plus the freshness envelope)::
 
     findReferences  {"symbol", "references": [reference… definitions included, as kind
-                     "definition"], "total", "truncated", "meta", "resolvedSymbol"?}
+                     "definition"], "containers": [summary…], "total", "truncated", "meta",
+                     "resolvedSymbol"?}
     goToDefinition  {"symbol", "definitions": [{"path", "range", "fullRange", "module",
                      "scope", "context"}], "resolvedSymbol"?}
-    callHierarchy   {"symbol", "incomingCalls": [{"caller": summary|null, "callSite"}],
-                     "outgoingCalls": [{"callee": summary, "callSite"}],
+    callHierarchy   {"symbol", "symbols": [summary…], "incomingCalls": [{"caller": index|null,
+                     "callSite"}], "outgoingCalls": [{"callee": index|null, "callSite"}],
                      "incomingTotal", "outgoingTotal", "truncated", "resolvedSymbol"?}
                      callSite = {"path", "range", "kind", "context"}
     get_callers     {"callers": [{"path", "line", "column", "caller_fn", "repo", "snippet"}],
                      "total", "truncated", "resolvedSymbol"?, "workspaces": [envelope + repo…],
                      "notSynced"? (served workspaces skipped because never synced)}
 
-`findReferences` and `callHierarchy` list at most NAME_TOOL_MAX entries per
-list (`truncated` says when more exist; find_references pages them all).
+`findReferences` lists at most `limit` occurrences (default 100) and
+`callHierarchy` at most `limit` calls per direction (default 50); `total`s and
+`truncated` say when more exist (find_references pages them all).
 `get_callers` positions are 1-based, the column counted in Unicode code
 points (characters as Python and most editors count them).
 """
@@ -37,14 +39,13 @@ from pybridge.store import CALL_KINDS, Reader, RefRow
 from .coverage import coverage
 from .errors import QueryError
 from .freshness import combine
-from .models import CallHierarchyArgs, GetCallersArgs, NameArgs
+from .models import CallHierarchyArgs, FindReferencesByNameArgs, GetCallersArgs, GoToDefinitionArgs
+from .registry import Call, tool
 from .resolve import Resolved, ambiguous, candidate, not_found, resolve
+from .results import CallHierarchyResult, FindReferencesByNameResult, GetCallersResult, GoToDefinitionResult
 from .source import context
-from .tools_exact import viewing
-from .view import View, qualified, rng
-from .workspace import Workspaces
+from .view import Table, View, fit, pick, qualified, rng, viewing
 
-NAME_TOOL_MAX = 1000
 _BATCH = 500
 
 
@@ -80,40 +81,53 @@ def calls_to(r: Reader, sid: int, *, scope: str | None = None, limit: int) -> tu
     return rows[:limit], total
 
 
-def find_references_by_name(spaces: Workspaces, a: NameArgs) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("findReferences", args=FindReferencesByNameArgs, result=FindReferencesByNameResult,
+      description="""
+    Every occurrence of a named symbol, its definition included (LSP-style), up to limit
+    (default 100) with total and truncated. For paging, kind filters and keys use
+    find_references with the answer's symbol.symbolKey.""")
+def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindReferencesByNameResult:
+    ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         sid = res.symbol_id
-        rows = v.r.references(sid, limit=NAME_TOOL_MAX)
-        total = v.r.count_references(sid)
-        items = [v.definition(d) for d in res.decls] + v.references(rows)
+        rows = v.r.references(sid, limit=a.limit)
+        total = v.r.count_references(sid) + len(res.decls)
+        refs, containers = v.references(rows)
+        items = [v.definition(d) for d in res.decls] + refs
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
+        items = items[:a.limit]
         info = v.r.symbol(sid)
-        return {
-            "symbol": v.symbol(res.decl),
-            **_extras(v, res),
-            "references": items,
-            "total": total + len(res.decls),
-            "truncated": total > len(rows),
-            "meta": {"generation": v.gen.number, "total": total + len(res.decls),
-                     **coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number)),
-                     "limitations": v.limitations()},
-            **v.envelope(),
-        }
+        meta = {"generation": v.gen.number, "total": total,
+                **v.flat_blockers(coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number))),
+                "limitations": v.limitations()}
+        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            page = [dict(x) for x in items[:k]]
+            return {**head, "references": page, "containers": pick(page, containers, "container"),
+                    "total": total, "truncated": total > k, "meta": meta, **env}
+
+        answer, _ = fit(build, len(items), limit_given="limit" in a.model_fields_set)
+        return FindReferencesByNameResult.model_validate(answer)
 
 
-def go_to_definition(spaces: Workspaces, a: NameArgs) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("goToDefinition", args=GoToDefinitionArgs, result=GoToDefinitionResult, description="""
+    Where a named symbol is defined: its declaration sites (path, range of the name, full range,
+    source line).""")
+def go_to_definition(call: Call, a: GoToDefinitionArgs) -> GoToDefinitionResult:
+    ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         definitions = [{
             "path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span), "module": d.module,
             "scope": d.scope, "context": context(v.line_text(d.path, d.module, d.name_span.start_line)),
         } for d in res.decls]
-        return {"symbol": v.symbol(res.decl), **_extras(v, res), "definitions": definitions,
-                **v.envelope()}
+        return GoToDefinitionResult.model_validate({
+            "symbol": v.symbol(res.decl), **_extras(v, res), "definitions": definitions,
+            **v.envelope()})
 
 
 def _site(v: View, r: RefRow) -> dict:
@@ -131,33 +145,52 @@ def _without_class_twins(rows: list[RefRow], callees: dict[int, dict]) -> list[R
                                     and (callees.get(x.target_id) or {}).get("kind") != "CONSTRUCTOR")]
 
 
-def call_hierarchy(spaces: Workspaces, a: CallHierarchyArgs) -> dict:
-    ws = spaces.pick(a.repo)
+@tool("callHierarchy", args=CallHierarchyArgs, result=CallHierarchyResult, description="""
+    One level of the call hierarchy of a named method: incomingCalls (who calls it) and
+    outgoingCalls (what it calls), each with the call site, up to limit per direction (default
+    50) with totals and truncated.""")
+def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
+    ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         sid = res.symbol_id
-        incoming, incoming_total = calls_to(v.r, sid, limit=NAME_TOOL_MAX)
+        incoming, incoming_total = calls_to(v.r, sid, limit=a.limit)
         outgoing_all = [x for x in v.r.calls_from(sid) if not x.flags & REF_IN_JAVADOC]
         callees = v.summaries({x.target_id for x in outgoing_all})
         outgoing_all = _without_class_twins(outgoing_all, callees)
-        outgoing = outgoing_all[:NAME_TOOL_MAX]
+        outgoing = outgoing_all[:a.limit]
         callers = v.summaries({x.container_id for x in incoming if x.container_id},
                               {x.container_id: x.module for x in incoming if x.container_id})
-        return {
-            "symbol": v.symbol(res.decl),
-            **_extras(v, res),
-            "incomingCalls": [{"caller": callers.get(x.container_id), "callSite": _site(v, x)}
-                              for x in incoming],
-            "outgoingCalls": [{"callee": callees.get(x.target_id), "callSite": _site(v, x)}
-                              for x in outgoing],
-            "incomingTotal": incoming_total,
-            "outgoingTotal": len(outgoing_all),
-            "truncated": incoming_total > len(incoming) or len(outgoing_all) > len(outgoing),
-            **v.envelope(),
-        }
+        table = Table({**callees, **callers})
+        incoming_calls = [{"caller": table.index(x.container_id), "callSite": _site(v, x)}
+                          for x in incoming]
+        outgoing_calls = [{"callee": table.index(x.target_id), "callSite": _site(v, x)}
+                          for x in outgoing]
+        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        env = v.envelope()
+
+        def build(k: int) -> dict:
+            ins = [dict(x) for x in incoming_calls[:k]]
+            outs = [dict(x) for x in outgoing_calls[:k]]
+            both = [{"i": x["caller"]} for x in ins] + [{"i": x["callee"]} for x in outs]
+            symbols = pick(both, table.rows, "i")
+            for x, y in zip(ins + outs, both, strict=True):
+                x["caller" if "caller" in x else "callee"] = y["i"]
+            return {**head, "symbols": symbols, "incomingCalls": ins, "outgoingCalls": outs,
+                    "incomingTotal": incoming_total, "outgoingTotal": len(outgoing_all),
+                    "truncated": incoming_total > len(ins) or len(outgoing_all) > len(outs), **env}
+
+        answer, _ = fit(build, max(len(incoming_calls), len(outgoing_calls)),
+                        limit_given="limit" in a.model_fields_set)
+        return CallHierarchyResult.model_validate(answer)
 
 
-def get_callers(spaces: Workspaces, a: GetCallersArgs) -> dict:
+@tool("get_callers", args=GetCallersArgs, result=GetCallersResult, description="""
+    Who calls a method or constructor, by name: call sites with path, line and column, the calling
+    function and a snippet, up to max_results with total and truncated. Searches every served
+    workspace when repo is omitted; include_tests=false leaves test code out.""")
+def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
+    spaces = call.spaces
     targets = [spaces.pick(a.repo)] if a.repo is not None else list(spaces.served)
     scope = None if a.include_tests else "main"
     callers: list[dict] = []
@@ -213,5 +246,10 @@ def get_callers(spaces: Workspaces, a: GetCallersArgs) -> dict:
         where = targets[0].slug if len(targets) == 1 else "any served workspace"
         raise not_found(a.symbol, where)
     more = {"notSynced": unsynced} if unsynced else {}
-    return {"callers": callers, "total": total, "truncated": total > len(callers), **extras,
-            "workspaces": envelopes, **more, **combine(envelopes)}
+    env = combine(envelopes)
+
+    def build(k: int) -> dict:
+        return {"callers": callers[:k], "total": total, "truncated": total > k, **extras,
+                "workspaces": envelopes, **more, **env}
+
+    return GetCallersResult.model_validate(fit(build, len(callers), limit_given="max_results" in a.model_fields_set)[0])

@@ -7,8 +7,14 @@ Shapes (camelCase, ranges as in LSP)::
               "module", "scope", "external",
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
-    reference {"path", "range", "kind", "module", "scope", "container": summary | null,
-               "context" (the source line), "javadoc", "import"}
+    reference {"path", "range", "kind", "module", "scope", "container": index | null,
+               "context" (the source line), "javadoc": true?, "import": true?}
+
+The `javadoc` and `import` flags appear only when true.
+
+Reference rows name their container by index into the answer's `containers`
+table (each container once, as symbolKey, dottedPath, display and kind): on a
+100-row page the repeated container objects were nearly half the answer.
 
 SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
 <descriptor>` for declarations of the workspace (coordinates of the declaring
@@ -18,9 +24,12 @@ module), `scip-java maven . . <descriptor>` for library and JDK symbols, and
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
 
 from . import keys
@@ -47,6 +56,65 @@ def qualified(dotted: str | None, display: str | None, kind: str | None) -> str 
         parent = dotted.rsplit(".", 1)[0] if "." in dotted else ""
         return f"{parent}.{display}" if parent else display
     return dotted
+
+
+ANSWER_BUDGET = 32 * 1024 - 256
+"""Bytes of compact JSON a default answer stays under (DESIGN section 7: about 8k tokens); the
+margin leaves room for what is added after the cut (clock fields of the envelope)."""
+
+
+def size(answer: Any) -> int:
+    """The answer's size as the MCP text content carries it: compact JSON, UTF-8."""
+    return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) -> tuple[dict[str, Any], int]:
+    """The answer `build(k)` for the largest k <= n (at least 1 when n >= 1) whose size is within
+    ANSWER_BUDGET, and k. A default answer (no limit given) is cut by count first (the default
+    limit), then by bytes: a page of long source lines or long paths holds fewer rows, and says so
+    (`nextCursor` or `truncated`). A limit the caller gave is honoured as given (at most 500 rows,
+    each bounded: a source line is cut at 1,000 characters)."""
+    budget = ANSWER_BUDGET
+    answer = build(n)
+    if limit_given or n <= 1 or size(answer) <= budget:
+        return answer, n
+    best, best_k = build(1), 1    # one row, however long, is always answered
+    low, high = 2, n - 1
+    while low <= high:
+        mid = (low + high) // 2
+        candidate = build(mid)
+        if size(candidate) <= budget:
+            best, best_k, low = candidate, mid, mid + 1
+        else:
+            high = mid - 1
+    return best, best_k
+
+
+def pick(items: list[dict[str, Any]], table: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
+    """The entries of `table` that `items` point to (by `field`), renumbering the items in place."""
+    used = sorted({x[field] for x in items if x.get(field) is not None})
+    renumber = {old: new for new, old in enumerate(used)}
+    for x in items:
+        if x.get(field) is not None:
+            x[field] = renumber[x[field]]
+    return [table[i] for i in used]
+
+
+class Table:
+    """Summaries said once per answer; rows refer to them by index."""
+
+    def __init__(self, summaries: dict[int, dict[str, Any]]) -> None:
+        self._summaries = summaries
+        self._index: dict[int, int] = {}
+        self.rows: list[dict[str, Any]] = []
+
+    def index(self, symbol_id: int | None) -> int | None:
+        if symbol_id is None or symbol_id not in self._summaries:
+            return None
+        if symbol_id not in self._index:
+            self._index[symbol_id] = len(self.rows)
+            self.rows.append(self._summaries[symbol_id])
+        return self._index[symbol_id]
 
 
 class View:
@@ -164,20 +232,42 @@ class View:
     def line_text(self, path: str, module: str, line: int) -> str | None:
         return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
 
-    def references(self, rows: list[RefRow]) -> list[dict]:
-        containers = self.summaries({r.container_id for r in rows if r.container_id},
-                                    {r.container_id: r.module for r in rows if r.container_id})
-        return [{
+    def references(self, rows: list[RefRow]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The reference rows and their `containers` table (rows point into it by index)."""
+        summaries = self.summaries({r.container_id for r in rows if r.container_id},
+                                   {r.container_id: r.module for r in rows if r.container_id})
+        # a container is named by key, dotted path, display and kind; its SCIP symbol (the longest
+        # field) is one find_references or goToDefinition away
+        table = Table({sid: {k: x for k, x in c.items() if k != "symbol"} for sid, c in summaries.items()})
+        items = [{
             "path": r.path,
             "range": rng(r.span),
             "kind": r.kind,
             "module": r.module,
             "scope": r.scope,
-            "container": containers.get(r.container_id) if r.container_id else None,
+            "container": table.index(r.container_id),
             "context": context(self.line_text(r.path, r.module, r.span.start_line)),
-            "javadoc": bool(r.flags & REF_IN_JAVADOC),
-            "import": bool(r.flags & REF_IN_IMPORT),
+            **({"javadoc": True} if r.flags & REF_IN_JAVADOC else {}),
+            **({"import": True} if r.flags & REF_IN_IMPORT else {}),
         } for r in rows]
+        return items, table.rows
+
+    def column(self, path: str, module: str | None, line: int, character: int) -> int:
+        """The 1-based editor column (code points) of a 0-based UTF-16 position."""
+        text = self.line_text(path, module or "", line) if line >= 0 else None
+        return (codepoints(text, character) if text is not None else character) + 1
+
+    def flat_blockers(self, cov: dict[str, Any]) -> dict[str, Any]:
+        """Coverage with its blockers' places in flat, 1-based `line` and `column` (DESIGN 7)."""
+        blockers = cov["coverageBlockers"]
+        places = []
+        for p in blockers["places"]:
+            info = self.r.file(p["path"])
+            module = info.module if info is not None else None
+            places.append({"path": p["path"], "line": p["line"] + 1,
+                           "column": self.column(p["path"], module, p["line"], p["character"]),
+                           "reason": p["reason"]})
+        return {**cov, "coverageBlockers": {"count": blockers["count"], "places": places}}
 
     def definition(self, d: DeclRow) -> dict:
         """A declaration site shaped like a reference (kind `definition`)."""
@@ -185,7 +275,6 @@ class View:
             "path": d.path, "range": rng(d.name_span), "kind": "definition", "module": d.module,
             "scope": d.scope, "container": None,
             "context": context(self.line_text(d.path, d.module, d.name_span.start_line)),
-            "javadoc": False, "import": False,
         }
 
     # modules and limitations -------------------------------------------------
@@ -220,3 +309,13 @@ class View:
         if not any(lim["kind"] == "reflection_not_tracked" for lim in out):
             out.append(dict(ALWAYS))
         return out
+
+
+@contextmanager
+def viewing(ws: Served) -> Iterator[View]:
+    """A view of the workspace's current generation for one call; the reader is closed after."""
+    reader = ws.reader()
+    try:
+        yield View(ws, reader)
+    finally:
+        reader.close()
