@@ -1,0 +1,229 @@
+"""Which files a sync must index: the incremental planner (DESIGN section 5).
+
+A sync indexes in rounds. The first round is what the inputs say changed:
+
+- every file of a module and scope whose environment changed (its POM, the
+  classpath entries Maven resolved and their stats, the sourcepath, the Java
+  release or the encoding), or of every module when there is no usable
+  previous generation (the first sync, `force`, another indexer version, a
+  store written before the name index existed);
+- the added and changed files (by content hash); the deleted files are
+  dropped from the manifest.
+
+After each round, `Propagation.after_round` compares the declaration
+signatures (`summary`) of every file indexed or deleted in it with those of
+its previous version. What changed decides the next round:
+
+- files that mention a simple name that was declared, removed or changed
+  (the per-file name index), including, for an enum whose constants changed,
+  the names of all its constants (a switch that is no longer exhaustive);
+  for an added or deleted file, the package names that appeared or vanished;
+- files whose stored references point into a removed or changed declaration
+  (a `super(...)` or an enum constant refers to a constructor by a token that
+  is not its name);
+- files declaring a subtype (transitively) of a type whose members changed
+  (a new abstract method, an implicit `super()` that no longer binds, an
+  override that appears or goes);
+- every file that can see the changed one (its module and scope, and the
+  modules and scopes whose sourcepath holds its source root) when a type's
+  supertypes changed, or when a method of an interface with at most two
+  methods changed (a lambda's target type need not be named in the file
+  that holds the lambda).
+
+A file whose own signatures change because of that (a field whose type
+moved) feeds the next round the same way, until a round changes nothing
+more. The result equals a from-scratch sync (tests/test_incremental_diff.py
+compares them fact by fact after hundreds of random edits).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from pybridge.store import Reader
+
+from .summary import DECLARING, KIND, NAME, SUPERS, changed_entries
+
+Job = tuple[str, str]   # (module id, scope)
+
+
+def environment(cp, encoding: str, classpath_stats: dict[str, list]) -> str:
+    """The fingerprint of everything but the sources that one module and scope is indexed with."""
+    payload = [[str(p), classpath_stats.get(str(p))] for p in cp.classpath], \
+        [str(p) for p in cp.sourcepath], str(cp.release), encoding
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:24]
+
+
+@dataclass
+class FileEntry:
+    rel: str
+    module: str
+    scope: str
+    abs_path: str
+
+
+@dataclass
+class Plan:
+    full: bool
+    why: str                                   # why a full index, or '' for incremental
+    first: set[str] = field(default_factory=set)       # relpaths to index in the first round
+    deleted: set[str] = field(default_factory=set)     # relpaths of the previous generation now gone
+    reusable: dict[str, int] = field(default_factory=dict)   # relpath -> previous file version id
+
+    @property
+    def unchanged(self) -> bool:
+        return not self.full and not self.first and not self.deleted
+
+
+def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str], pom_changed: set[str],
+         previous: Reader | None, previous_envs: dict | None, *, force: bool, indexer_changed: bool) -> Plan:
+    """The first round. `files`: the files to be in the new generation; `sha`: their content
+    hashes; `envs`: each job's environment fingerprint; `pom_changed`: module ids whose POM changed."""
+    why = ("no previous generation" if previous is None else "forced" if force
+           else "new indexer version" if indexer_changed
+           else "the previous generation has no per-file summaries" if previous_envs is None
+           or previous.unsummarized_files() else "")
+    if why:
+        return Plan(True, why, first=set(files))
+    assert previous is not None and previous_envs is not None
+    old = {f.path: f for f in previous.files()}
+    p = Plan(False, "")
+    whole = {job for job, env in envs.items() if previous_envs.get(f"{job[0]} {job[1]}") != env
+             or job[0] in pom_changed}
+    for rel, entry in files.items():
+        before = old.get(rel)
+        if (entry.module, entry.scope) in whole or before is None or before.content_sha256 != sha[rel] \
+                or (before.module, before.scope) != (entry.module, entry.scope):
+            p.first.add(rel)
+        else:
+            p.reusable[rel] = before.file_version_id
+    p.deleted = {rel for rel in old if rel not in files}
+    return p
+
+
+class Propagation:
+    """Decides each next round from what the last one changed (see the module doc)."""
+
+    def __init__(self, previous: Reader, files: dict[str, FileEntry], visible: dict[Job, set[Job]]) -> None:
+        self.r = previous
+        self.files = files
+        self.visible = visible       # job -> the jobs that can see its sources
+        self.old_files = {f.path: f for f in previous.files()}
+        self._old_sigs: dict[str, dict[str, list]] = {}
+        self._edges: list[tuple[str, str, str]] | None = None
+        self.escalated: set[Job] = set()
+
+    def old_signatures(self, paths: Iterable[str]) -> dict[str, dict[str, list]]:
+        want = [p for p in paths if p not in self._old_sigs and p in self.old_files]
+        if want:
+            got = self.r.signatures(self.old_files[p].file_version_id for p in want)
+            for p in want:
+                self._old_sigs[p] = got.get(self.old_files[p].file_version_id, {})
+        return {p: self._old_sigs.get(p, {}) for p in paths}
+
+    def after_round(self, new_sigs: dict[str, dict[str, list]], new_edges: list[tuple[str, str, str]],
+                    deleted: Iterable[str], done: set[str]) -> set[str]:
+        """The files the next round must index, given the signatures of the files just indexed
+        (`new_sigs`, by relpath), their supertype edges, the files deleted, and every file
+        indexed so far (`done`)."""
+        deleted = set(deleted)
+        old_sigs = self.old_signatures([*new_sigs, *deleted])
+        names: set[str] = set()
+        gone_keys: set[str] = set()
+        member_of: set[str] = set()      # types whose members or header changed
+        escalate: set[str] = set()       # relpaths whose viewers must all be re-indexed
+        for path in [*new_sigs, *deleted]:
+            before, after = old_sigs.get(path, {}), new_sigs.get(path, {})
+            both = {**before, **after}
+            for key, a, b in changed_entries(before, after):
+                entry = b or a
+                assert entry is not None
+                names.add(entry[NAME])
+                if a is not None:
+                    names.add(a[NAME])
+                    gone_keys.add(key)
+                member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
+                if entry[KIND] in _TYPE_KINDS:
+                    member_of.add(key)
+                if a is not None and b is not None and a[SUPERS] != b[SUPERS]:
+                    escalate.add(path)
+                if entry[KIND] == "ENUM_CONSTANT":
+                    names.update(e[NAME] for e in both.values()
+                                 if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING])
+                if entry[KIND] == "METHOD":
+                    owner = both.get(entry[DECLARING])
+                    if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION") and any(
+                            sum(1 for e in sigs.values() if e[KIND] == "METHOD" and e[DECLARING] == entry[DECLARING])
+                            <= 2 for sigs in (before, after)):
+                        escalate.add(path)
+            if path in deleted or path not in self.old_files:
+                names.update(self._package_names(path, deleted))
+        names.discard("")
+        out: set[str] = set()
+        if names:
+            out |= self.r.paths_mentioning(names)
+        if gone_keys:
+            out |= self.r.paths_referencing(gone_keys)
+        out |= self._subtype_files(member_of, new_edges)
+        for path in escalate:
+            out |= self._viewers(path)
+        return {p for p in out if p in self.files and p not in done}
+
+    def _subtype_files(self, types: set[str], new_edges: list[tuple[str, str, str]]) -> set[str]:
+        if not types:
+            return set()
+        if self._edges is None:
+            self._edges = self.r.supertype_edges()
+        redone = {path for path, _sub, _sup in new_edges}
+        edges = [e for e in self._edges if e[0] not in redone] + list(new_edges)
+        subs_of: dict[str, list[tuple[str, str]]] = {}
+        for path, sub, sup in edges:
+            subs_of.setdefault(sup, []).append((path, sub))
+        seen, todo, paths = set(types), list(types), set()
+        while todo:
+            for path, sub in subs_of.get(todo.pop(), []):
+                paths.add(path)
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+        return paths
+
+    def _viewers(self, path: str) -> set[str]:
+        entry = self.files.get(path)
+        old = self.old_files.get(path)
+        jobs: set[Job] = set()
+        for job in ([(entry.module, entry.scope)] if entry else []) + ([(old.module, old.scope)] if old else []):
+            jobs |= {job} | self.visible.get(job, set())
+        self.escalated |= jobs
+        return {rel for rel, f in self.files.items() if (f.module, f.scope) in jobs}
+
+    def _package_names(self, path: str, deleted: set[str]) -> set[str]:
+        """Segments of the file's folder that no other file of the workspace lives under:
+        packages that appeared or vanished with it (an `import p.*` elsewhere changes)."""
+        parent = PurePosixPath(path).parent
+        others = [PurePosixPath(p).parent for p in {*self.files, *self.old_files}
+                  if p != path and p not in deleted]
+        out: set[str] = set()
+        folder = parent
+        while folder.name and not any(o == folder or folder in o.parents for o in others):
+            out.add(folder.name)
+            folder = folder.parent
+        return out
+
+
+_TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
+
+
+def visibility(jobs: dict[Job, object], roots: dict[Job, list[Path]]) -> dict[Job, set[Job]]:
+    """job -> the jobs whose sourcepath holds one of its source roots (who can see its code)."""
+    out: dict[Job, set[Job]] = {job: set() for job in roots}
+    for viewer, cp in jobs.items():
+        path = {str(p) for p in getattr(cp, "sourcepath", ())}
+        for job, job_roots in roots.items():
+            if job != viewer and any(str(r) in path for r in job_roots):
+                out[job].add(viewer)
+    return out
