@@ -559,3 +559,12 @@ class Reader:
             " JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
             " WHERE m.generation_id = :g AND x.kind IN (:k1, :k2)",
             {"g": self.generation.id, "k1": codes[0], "k2": codes[1]})]
+
+    def declarations_in(self, path: str) -> list[DeclRow]:
+        """Every declaration of one file of the generation, by position (empty when absent)."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [self._decl(r) for r in self._rows(
+            _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+            + " ORDER BY line, col", {"g": self.generation.id, "fv": fv[10]})]
