@@ -79,7 +79,10 @@ REFERENCE_FIELDS = ("path, range {start, end: {line, character}} (0-based, UTF-1
 
 
 class SyncOut(Out):
-    generation: int = Field(description="The number of the published generation.")
+    generation: int = Field(description="The current generation's number (unchanged when nothing was published).")
+    published: bool | None = Field(None, description="False when no input changed: nothing was published and the "
+                                                     "current generation, its keys and cursors stay valid.")
+    reindexedFiles: int | None = Field(None, description="Files the compiler indexed; the others were reused.")
     counts: dict[str, Any] = Field(description="files, declarations, references, problems, modules, symbols, ...")
     limitations: list[dict[str, Any]] = Field(description="Named limitations: classpath_unresolved, "
                                                           "annotation_processing_not_run, ...")

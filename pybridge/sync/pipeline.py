@@ -290,9 +290,11 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     changed = snapshots.changes(snap)
     if changed:
         raise StaleSnapshotError(changed)
-    if previous.snapshot.get("fingerprint") != snap.fingerprint() or \
-            previous.meta.get("commit") != git_head(run.root):
-        store.refresh_generation(previous.number, snap.to_json(), {"commit": git_head(run.root)})
+    now = snap.to_json()
+    commit = git_head(run.root)
+    if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots")) or \
+            previous.meta.get("commit") != commit:
+        store.refresh_generation(previous.number, now, {"commit": commit})
     old = previous.meta
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
              "total": len(inputs.files)})
@@ -313,6 +315,8 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
     deleted = set(todo.deleted)    # a deletion alone affects other files too
     while batch or deleted:
         staged.rounds += 1
+        if staged.rounds > 1:
+            faults.hit("sync.next_round")
         signatures, edges = _index_round(run, worker, staging, inputs, batch, staged, len(done))
         done |= batch
         if propagation is None:
