@@ -504,17 +504,17 @@ class Reader:
     def unsummarized_files(self) -> int:
         """How many files of the generation have no stored summary (names and signatures),
         e.g. versions written before migration 0002: incremental sync cannot plan around them."""
-        return self._rows(
+        return int(self._rows(
             "SELECT count(*) FROM manifest m LEFT JOIN file_summaries s"
             " ON s.file_version_id = m.file_version_id"
             " WHERE m.generation_id = :g AND s.file_version_id IS NULL",
             {"g": self.generation.id},
-        )[0][0]
+        )[0][0])
 
-    def signatures(self, file_version_ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    def signatures(self, file_version_ids: Iterable[int]) -> dict[int, dict[str, list[Any]]]:
         """The stored declaration signatures (binding key -> fingerprint) of file versions."""
         ids = sorted(set(file_version_ids))
-        out: dict[int, dict[str, str]] = {}
+        out: dict[int, dict[str, list[Any]]] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             for fv, text in self._rows(

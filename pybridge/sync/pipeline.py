@@ -30,11 +30,11 @@ from pybridge.sync import snapshot as snapshots
 from pybridge.sync.lock import SyncLock
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
 from pybridge.sync.state import state_dir_for, store_path
-from pybridge.sync.summary import summarize
+from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
 from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
 
-Progress = Callable[[dict], None]
+Progress = Callable[[dict[str, Any]], None]
 
 ALWAYS_LIMITATIONS = [{
     "kind": "reflection_not_tracked", "module": None, "scope": None,
@@ -63,8 +63,8 @@ class SyncResult:
     state_dir: str
     duration_s: float
     counts: dict[str, int]
-    modules: list[dict]
-    limitations: list[dict]
+    modules: list[dict[str, Any]]
+    limitations: list[dict[str, Any]]
     reused_files: int
     timings: dict[str, float] = field(default_factory=dict)
     published: bool = True          # False: no input changed, the current generation stays current
@@ -146,7 +146,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         run.say({"phase": "workspace", "message": f"reading the POMs under {run.root}"})
         workspace = load_workspace(run.root)
         if worker is None:
-            worker = Worker(**({"heap": heap} if heap else {}))
+            worker = Worker(heap) if heap else Worker()
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
         run.timings["fingerprint"] = time.perf_counter() - run.t0
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
@@ -335,10 +335,10 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
 
 
 def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, batch: set[str],
-                 staged: _Staged, done_before: int) -> tuple[dict[str, dict], list[tuple[str, str, str]]]:
+                 staged: _Staged, done_before: int) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     """Index `batch` (relpaths), one worker request per module and scope, with the whole
     sourcepath and classpath (so one file alone is indexed exactly as in a full run)."""
-    signatures: dict[str, dict] = {}
+    signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
     total = done_before + len(batch)
     for job, (module, cp) in inputs.jobs.items():
@@ -349,7 +349,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
         t = time.perf_counter()
         stage_time = [0.0]
 
-        def index_progress(done: int, of: int, _base=done_before, _job=job) -> None:
+        def index_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
             faults.hit("sync.indexing")
             run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done, "total": total})
 
@@ -375,7 +375,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
 
 
 def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: FileFacts, staged: _Staged,
-               signatures: dict[str, dict], edges: list[tuple[str, str, str]]) -> str:
+               signatures: dict[str, Signatures], edges: list[tuple[str, str, str]]) -> str:
     """Stage one indexed file with its summary (names and signatures, read from the same bytes
     that the snapshot hashed: a file edited since then fails the sync as stale)."""
     rel = inputs.snap.scope_files.get(job, {}).get(ff.path)  # the indexer hands back the path it was given
@@ -403,7 +403,7 @@ def _codec(encoding: str) -> str:
         return "utf-8"
 
 
-def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict) -> int:
+def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[str, Any]) -> int:
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
     changed = snapshots.changes(snap)
@@ -418,7 +418,7 @@ def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict) 
     return number
 
 
-def _meta(inputs: _Inputs, staged: _Staged) -> dict:
+def _meta(inputs: _Inputs, staged: _Staged) -> dict[str, Any]:
     """The generation's metadata: per module and scope counts, limitations, environments."""
     per_job: dict[Job, dict[str, int]] = {job: {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
                                           for job in inputs.jobs}
@@ -442,7 +442,7 @@ def _meta(inputs: _Inputs, staged: _Staged) -> dict:
             "reindexed_files": staged.reindexed}
 
 
-def _counts(published: dict, inputs: _Inputs, limitations: list) -> dict[str, int]:
+def _counts(published: dict[str, int], inputs: _Inputs, limitations: list[Any]) -> dict[str, int]:
     return {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
             "references": published.get("references", 0), "problems": published.get("problems", 0),
             "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),

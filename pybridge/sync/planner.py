@@ -45,13 +45,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from pybridge.store import Reader
+from pybridge.workspace import ClasspathResult
 
-from .summary import DECLARING, KIND, NAME, SUPERS, changed_entries
+from .summary import DECLARING, KIND, NAME, SUPERS, Signatures, changed_entries
 
 Job = tuple[str, str]   # (module id, scope)
 
 
-def environment(cp, encoding: str, classpath_stats: dict[str, list]) -> str:
+def environment(cp: ClasspathResult, encoding: str, classpath_stats: dict[str, list[int]]) -> str:
     """The fingerprint of everything but the sources that one module and scope is indexed with."""
     payload = [[str(p), classpath_stats.get(str(p))] for p in cp.classpath], \
         [str(p) for p in cp.sourcepath], str(cp.release), encoding
@@ -80,7 +81,7 @@ class Plan:
 
 
 def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str], pom_changed: set[str],
-         previous: Reader | None, previous_envs: dict | None, *, force: bool, indexer_changed: bool) -> Plan:
+         previous: Reader | None, previous_envs: dict[str, str] | None, *, force: bool, indexer_changed: bool) -> Plan:
     """The first round. `files`: the files to be in the new generation; `sha`: their content
     hashes; `envs`: each job's environment fingerprint; `pom_changed`: module ids whose POM changed."""
     why = ("no previous generation" if previous is None else "forced" if force
@@ -113,11 +114,11 @@ class Propagation:
         self.files = files
         self.visible = visible       # job -> the jobs that can see its sources
         self.old_files = {f.path: f for f in previous.files()}
-        self._old_sigs: dict[str, dict[str, list]] = {}
+        self._old_sigs: dict[str, Signatures] = {}
         self._edges: list[tuple[str, str, str]] | None = None
         self.escalated: set[Job] = set()
 
-    def old_signatures(self, paths: Iterable[str]) -> dict[str, dict[str, list]]:
+    def old_signatures(self, paths: Iterable[str]) -> dict[str, Signatures]:
         want = [p for p in paths if p not in self._old_sigs and p in self.old_files]
         if want:
             got = self.r.signatures(self.old_files[p].file_version_id for p in want)
@@ -125,7 +126,7 @@ class Propagation:
                 self._old_sigs[p] = got.get(self.old_files[p].file_version_id, {})
         return {p: self._old_sigs.get(p, {}) for p in paths}
 
-    def after_round(self, new_sigs: dict[str, dict[str, list]], new_edges: list[tuple[str, str, str]],
+    def after_round(self, new_sigs: dict[str, Signatures], new_edges: list[tuple[str, str, str]],
                     deleted: Iterable[str], done: set[str]) -> set[str]:
         """The files the next round must index, given the signatures of the files just indexed
         (`new_sigs`, by relpath), their supertype edges, the files deleted, and every file
@@ -218,11 +219,11 @@ class Propagation:
 _TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
 
 
-def visibility(jobs: dict[Job, object], roots: dict[Job, list[Path]]) -> dict[Job, set[Job]]:
+def visibility(jobs: dict[Job, ClasspathResult], roots: dict[Job, list[Path]]) -> dict[Job, set[Job]]:
     """job -> the jobs whose sourcepath holds one of its source roots (who can see its code)."""
     out: dict[Job, set[Job]] = {job: set() for job in roots}
     for viewer, cp in jobs.items():
-        path = {str(p) for p in getattr(cp, "sourcepath", ())}
+        path = {str(p) for p in cp.sourcepath}
         for job, job_roots in roots.items():
             if job != viewer and any(str(r) in path for r in job_roots):
                 out[job].add(viewer)

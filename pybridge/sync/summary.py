@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from pybridge.facts import Declaration, FileFacts, codepoints
 from pybridge.store.staging import FileSummary
@@ -39,6 +40,9 @@ MEMBER_KINDS = TYPE_KINDS | CALLABLE_KINDS | {"FIELD", "ENUM_CONSTANT", "RECORD_
 # A declaration inside one of these is local to its file's bodies.
 _BODY_KINDS = frozenset({"METHOD", "CONSTRUCTOR", "INITIALIZER", "FIELD", "ENUM_CONSTANT", "LOCAL",
                          "PARAMETER"})
+
+Signature = list[Any]            # [kind, name, declaring key, supertypes digest, digest]
+Signatures = dict[str, Signature]  # binding key -> signature
 
 # Positions of a signature entry.
 KIND, NAME, DECLARING, SUPERS, DIGEST = range(5)
@@ -105,7 +109,7 @@ def _signature_text(src: _Text, d: Declaration, in_annotation: bool) -> str:
     return src.text[start:end]
 
 
-def signatures(text: str, facts: FileFacts) -> dict[str, list]:
+def signatures(text: str, facts: FileFacts) -> Signatures:
     """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc)."""
     by_key = {d.key: d for d in facts.declarations}
     supers: dict[str, list[str]] = {}
@@ -126,7 +130,7 @@ def signatures(text: str, facts: FileFacts) -> dict[str, list]:
         return True
 
     src = _Text(text)
-    out: dict[str, list] = {}
+    out: Signatures = {}
     for d in facts.declarations:
         if d.key in out or not visible(d):
             continue
@@ -145,7 +149,7 @@ def summarize(text: str, facts: FileFacts) -> FileSummary:
     return FileSummary(names(text), signatures(text, facts))
 
 
-def changed_entries(old: dict[str, list], new: dict[str, list]) -> Iterable[tuple[str, list | None, list | None]]:
+def changed_entries(old: Signatures, new: Signatures) -> Iterable[tuple[str, Signature | None, Signature | None]]:
     """(key, old entry or None, new entry or None) for every declaration added, removed or changed."""
     for key in old.keys() | new.keys():
         a, b = old.get(key), new.get(key)
