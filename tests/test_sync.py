@@ -160,6 +160,9 @@ def test_editing_a_source_file_during_the_sync_publishes_nothing_and_names_the_p
     state = tmp_path / "state"
     sync(root, state_dir=state, worker=worker)
     victim = root / "src/main/java/com/acme/kitchen/Counter.java"
+    other = root / "src/main/java/com/acme/kitchen/Kitchen.java"
+    other.write_text(other.read_text(encoding="utf-8") + "// an edit, so that the next sync indexes\n",
+                     encoding="utf-8")
 
     def edit_while_indexing(event: dict) -> None:
         if event["phase"] == "index" and victim.read_text(encoding="utf-8").endswith("}\n"):
