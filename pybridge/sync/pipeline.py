@@ -96,17 +96,20 @@ def _keep_default() -> int:
 
 
 class _Starter(threading.Thread):
-    """Starts the worker's JVM and warms JDT up while Maven resolves classpaths (a second or two each)."""
+    """Starts the worker's JVM and, for a first (full) index, warms JDT up while Maven resolves
+    classpaths (a second or two each). An incremental sync indexes a few files: it skips the warm-up."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, warm: bool) -> None:
         super().__init__(name="pybridge-worker-start", daemon=True)
         self.worker = worker
+        self.warm = warm
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
             self.worker.start()
-            self.worker.warmup()
+            if self.warm:
+                self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 
@@ -215,7 +218,7 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
     t = time.perf_counter()
     starter = None
     if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
-        starter = _Starter(worker)
+        starter = _Starter(worker, warm=previous is None)
         starter.start()
 
     def maven_progress(message: str) -> None:

@@ -116,7 +116,9 @@ class Propagation:
         self.old_files = {f.path: f for f in previous.files()}
         self._old_sigs: dict[str, Signatures] = {}
         self._edges: list[tuple[str, str, str]] | None = None
+        self._new_edges: dict[str, list[tuple[str, str, str]]] = {}   # relpath -> edges as re-indexed
         self.escalated: set[Job] = set()
+        self._redone: set[str] = set()     # files re-indexed or deleted so far: their old edges are void
 
     def old_signatures(self, paths: Iterable[str]) -> dict[str, Signatures]:
         want = [p for p in paths if p not in self._old_sigs and p in self.old_files]
@@ -132,6 +134,7 @@ class Propagation:
         (`new_sigs`, by relpath), their supertype edges, the files deleted, and every file
         indexed so far (`done`)."""
         deleted = set(deleted)
+        self._redone |= set(new_sigs) | deleted
         old_sigs = self.old_signatures([*new_sigs, *deleted])
         names: set[str] = set()
         gone_keys: set[str] = set()
@@ -175,12 +178,14 @@ class Propagation:
         return {p for p in out if p in self.files and p not in done}
 
     def _subtype_files(self, types: set[str], new_edges: list[tuple[str, str, str]]) -> set[str]:
+        for path, sub, sup in new_edges:
+            self._new_edges.setdefault(path, []).append((path, sub, sup))
         if not types:
             return set()
         if self._edges is None:
             self._edges = self.r.supertype_edges()
-        redone = {path for path, _sub, _sup in new_edges}
-        edges = [e for e in self._edges if e[0] not in redone] + list(new_edges)
+        edges = [e for e in self._edges if e[0] not in self._new_edges and e[0] not in self._redone]
+        edges += [e for per_file in self._new_edges.values() for e in per_file]
         subs_of: dict[str, list[tuple[str, str]]] = {}
         for path, sub, sup in edges:
             subs_of.setdefault(sup, []).append((path, sub))
