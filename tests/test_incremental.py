@@ -152,3 +152,25 @@ def test_the_cli_sync_says_how_many_files_it_reindexed(reactor):
                          capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stderr
     assert "no input changed" in out.stdout and "stays current" in out.stdout
+
+
+def test_a_constant_that_flows_into_another_files_constant_reaches_its_users(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    core = root / "core/src/main/java/com/acme/core"
+    (core / "Limits.java").write_text("package com.acme.core;\n\npublic final class Limits {\n"
+                                      "    public static final int A = 1;\n}\n", encoding="utf-8")
+    (core / "Derived.java").write_text("package com.acme.core;\n\npublic final class Derived {\n"
+                                       "    public static final int B = Limits.A + 1;\n}\n", encoding="utf-8")
+    app = root / "app/src/main/java/com/acme/app/Switch.java"
+    app.write_text("package com.acme.app;\n\nimport com.acme.core.Derived;\n\nclass Switch {\n"
+                   "    static String pick(int x) {\n        switch (x) {\n            case Derived.B: return \"b\";\n"
+                   "            case 3: return \"three\";\n            default: return \"\";\n        }\n    }\n}\n",
+                   encoding="utf-8")
+    sync(root, state_dir=state, worker=worker)
+    edit(root, "core/src/main/java/com/acme/core/Limits.java", "A = 1", "A = 2")   # B becomes 3: a duplicate case
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.rounds >= 3
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        assert r.problems(path="app/src/main/java/com/acme/app/Switch.java")

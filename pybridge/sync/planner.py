@@ -47,7 +47,7 @@ from pathlib import Path, PurePosixPath
 from pybridge.store import Reader
 from pybridge.workspace import ClasspathResult
 
-from .summary import DECLARING, KIND, NAME, SUPERS, Signatures, changed_entries
+from .summary import DECLARING, KIND, MODIFIERS, NAME, SUPERS, Signature, Signatures, changed_entries
 
 Job = tuple[str, str]   # (module id, scope)
 
@@ -119,6 +119,7 @@ class Propagation:
         self._new_edges: dict[str, list[tuple[str, str, str]]] = {}   # relpath -> edges as re-indexed
         self.escalated: set[Job] = set()
         self._redone: set[str] = set()     # files re-indexed or deleted so far: their old edges are void
+        self._constants: set[str] = set()  # names of the fields the last round changed
 
     def old_signatures(self, paths: Iterable[str]) -> dict[str, Signatures]:
         want = [p for p in paths if p not in self._old_sigs and p in self.old_files]
@@ -140,6 +141,14 @@ class Propagation:
         gone_keys: set[str] = set()
         member_of: set[str] = set()      # types whose members or header changed
         escalate: set[str] = set()       # relpaths whose viewers must all be re-indexed
+        fields: set[str] = set()         # names of fields and enum constants that changed
+        if self._constants:
+            # A constant's value flows into constants of the files that use it (B = C + 1): their
+            # fields count as changed too, though their text is not.
+            users = self.r.paths_mentioning(self._constants) & set(new_sigs)
+            for path in users:
+                fields.update(e[NAME] for e in new_sigs[path].values() if _constant(e, new_sigs[path]))
+            names |= fields
         for path in [*new_sigs, *deleted]:
             before, after = old_sigs.get(path, {}), new_sigs.get(path, {})
             both = {**before, **after}
@@ -164,8 +173,11 @@ class Propagation:
                             sum(1 for e in sigs.values() if e[KIND] == "METHOD" and e[DECLARING] == entry[DECLARING])
                             <= 2 for sigs in (before, after)):
                         escalate.add(path)
+                if _constant(entry, both):
+                    fields.add(entry[NAME])
             if path in deleted or path not in self.old_files:
                 names.update(self._package_names(path, deleted))
+        self._constants = fields - {""}
         names.discard("")
         out: set[str] = set()
         if names:
@@ -222,6 +234,18 @@ class Propagation:
 
 
 _TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
+_STATIC_FINAL = 0x8 | 0x10   # JDT Modifier.STATIC | Modifier.FINAL
+
+
+def _constant(entry: Signature, sigs: Signatures) -> bool:
+    """Whether a declaration may be a compile-time constant (a static final field, or any field
+    of an interface or annotation, static and final implicitly)."""
+    if entry[KIND] != "FIELD":
+        return False
+    owner = sigs.get(entry[DECLARING])
+    modifiers = entry[MODIFIERS] if len(entry) > MODIFIERS else _STATIC_FINAL
+    return (modifiers & _STATIC_FINAL) == _STATIC_FINAL or \
+        (owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"))
 
 
 def visibility(jobs: dict[Job, ClasspathResult], roots: dict[Job, list[Path]]) -> dict[Job, set[Job]]:

@@ -4,7 +4,7 @@ Incremental sync (see `planner`) keeps, per file version:
 
 - `names`: every identifier token of the file's text, comments and string
   literals included (a superset of the simple names the file can mention);
-- `signatures`: binding key -> `[kind, name, declaring key, supertypes, digest]`
+- `signatures`: binding key -> `[kind, name, declaring key, supertypes, digest, modifiers]`
   for each declaration that code in other files can see: types, methods,
   constructors, fields, enum constants and record components that are not
   inside a body (local and anonymous classes, whose keys hold source offsets,
@@ -41,11 +41,11 @@ MEMBER_KINDS = TYPE_KINDS | CALLABLE_KINDS | {"FIELD", "ENUM_CONSTANT", "RECORD_
 _BODY_KINDS = frozenset({"METHOD", "CONSTRUCTOR", "INITIALIZER", "FIELD", "ENUM_CONSTANT", "LOCAL",
                          "PARAMETER"})
 
-Signature = list[Any]            # [kind, name, declaring key, supertypes digest, digest]
+Signature = list[Any]            # [kind, name, declaring key, supertypes digest, digest, modifiers]
 Signatures = dict[str, Signature]  # binding key -> signature
 
 # Positions of a signature entry.
-KIND, NAME, DECLARING, SUPERS, DIGEST = range(5)
+KIND, NAME, DECLARING, SUPERS, DIGEST, MODIFIERS = range(6)
 
 
 def names(text: str) -> frozenset[str]:
@@ -141,7 +141,7 @@ def signatures(text: str, facts: FileFacts) -> Signatures:
         payload = json.dumps([d.kind, d.name, d.display, d.dotted, d.scip, d.modifiers, d.declaring_key,
                               sup, sig], ensure_ascii=False)
         digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-        out[d.key] = [d.kind, d.name, d.declaring_key, sup, digest]
+        out[d.key] = [d.kind, d.name, d.declaring_key, sup, digest, d.modifiers]
     return out
 
 
