@@ -24,11 +24,17 @@ its previous version. What changed decides the next round:
 - files declaring a subtype (transitively) of a type whose members changed
   (a new abstract method, an implicit `super()` that no longer binds, an
   override that appears or goes);
+- files that mention an interface or annotation type one of whose members
+  changed (`implements I` with a new abstract method, `@A` with a new
+  element);
 - every file that can see the changed one (its module and scope, and the
   modules and scopes whose sourcepath holds its source root) when a type's
-  supertypes changed, or when a method of an interface with at most two
+  supertypes changed, when a method of an interface with at most two
   methods changed (a lambda's target type need not be named in the file
-  that holds the lambda).
+  that holds the lambda), or when a `close` or `iterator` method changed
+  (try-with-resources and for-each call them without naming them);
+- after a static final field changed, the fields of the files re-indexed
+  for it count as changed too (a constant computed from it).
 
 A file whose own signatures change because of that (a field whose type
 moved) feeds the next round the same way, until a round changes nothing
@@ -167,8 +173,12 @@ class Propagation:
                 if entry[KIND] == "ENUM_CONSTANT":
                     names.update(e[NAME] for e in both.values()
                                  if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING])
+                owner = both.get(entry[DECLARING])
+                if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
+                    names.add(owner[NAME])    # `@A` with a new element, `implements I` with a new method
+                if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
+                    escalate.add(path)
                 if entry[KIND] == "METHOD":
-                    owner = both.get(entry[DECLARING])
                     if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION") and any(
                             sum(1 for e in sigs.values() if e[KIND] == "METHOD" and e[DECLARING] == entry[DECLARING])
                             <= 2 for sigs in (before, after)):
@@ -235,6 +245,8 @@ class Propagation:
 
 _TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
 _STATIC_FINAL = 0x8 | 0x10   # JDT Modifier.STATIC | Modifier.FINAL
+# Methods that code calls without naming them: try-with-resources, for-each.
+_IMPLICITLY_CALLED = frozenset({"close", "iterator"})
 
 
 def _constant(entry: Signature, sigs: Signatures) -> bool:
