@@ -174,3 +174,19 @@ def test_a_constant_that_flows_into_another_files_constant_reaches_its_users(rea
     assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
     with Store.open(store_path(state)) as store, store.reader() as r:
         assert r.problems(path="app/src/main/java/com/acme/app/Switch.java")
+
+
+def test_a_new_annotation_element_reaches_the_files_that_use_the_annotation(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    core = root / "core/src/main/java/com/acme/core"
+    (core / "Tag.java").write_text("package com.acme.core;\n\npublic @interface Tag {\n"
+                                   "    String value() default \"\";\n}\n", encoding="utf-8")
+    user = root / "app/src/main/java/com/acme/app/Tagged.java"
+    user.write_text("package com.acme.app;\n\nimport com.acme.core.Tag;\n\n@Tag\nclass Tagged {\n}\n", encoding="utf-8")
+    sync(root, state_dir=state, worker=worker)
+    edit(root, "core/src/main/java/com/acme/core/Tag.java", "default \"\";", "default \"\";\n    int level();")
+    sync(root, state_dir=state, worker=worker)
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        assert r.problems(path="app/src/main/java/com/acme/app/Tagged.java")
