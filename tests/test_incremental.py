@@ -180,7 +180,8 @@ def test_a_new_annotation_element_reaches_the_files_that_use_the_annotation(reac
     root, state, _ = reactor
     core = root / "core/src/main/java/com/acme/core"
     (core / "Tag.java").write_text("package com.acme.core;\n\npublic @interface Tag {\n"
-                                   "    String value() default \"\";\n}\n", encoding="utf-8")
+                                   "    String value() default \"\";\n    String a() default \"\";\n"
+                                   "    String b() default \"\";\n}\n", encoding="utf-8")
     user = root / "app/src/main/java/com/acme/app/Tagged.java"
     user.write_text("package com.acme.app;\n\nimport com.acme.core.Tag;\n\n@Tag\nclass Tagged {\n}\n", encoding="utf-8")
     sync(root, state_dir=state, worker=worker)
