@@ -60,7 +60,7 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     out = Console()
     if result.get("unchanged"):
         out.print(f"no input changed: generation {result['generation']} of {root} stays current "
-                  f"(nothing published; keys and cursors stay valid)")
+                  f"(nothing published; keys and cursors stay valid)", soft_wrap=True)
         return
     table = Table(title=f"generation {result['generation']} of {root}")
     for column in ("module", "scope", "files", "complete", "problems"):
