@@ -568,3 +568,20 @@ class Reader:
         return [self._decl(r) for r in self._rows(
             _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
             + " ORDER BY line, col", {"g": self.generation.id, "fv": fv[10]})]
+
+    def paths_relating_to(self, binding_keys: Iterable[str]) -> set[str]:
+        """Paths of the generation's files holding a relation (extends, implements, overrides)
+        to one of the binding keys."""
+        keys = sorted(set(binding_keys))
+        out: set[str] = set()
+        for i in range(0, len(keys), 500):
+            q = self._query()
+            q.within("s.binding_key", keys[i:i + 500])
+            out.update(r[0] for r in self._rows(
+                "SELECT DISTINCT f.path FROM symbols s CROSS JOIN relations x ON x.to_id = s.id"
+                + _IN_GENERATION.format(t="x") + f" WHERE {q.sql()}", q.params))
+        return out
+
+    def paths_with_problems_named(self, names: Iterable[str]) -> set[str]:
+        """Paths of the generation's files with a compiler problem naming one of `names`."""
+        return {p.path for p in self.problems(names=sorted(set(names)))}

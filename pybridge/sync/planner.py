@@ -14,13 +14,21 @@ After each round, `Propagation.after_round` compares the declaration
 signatures (`summary`) of every file indexed or deleted in it with those of
 its previous version. What changed decides the next round:
 
-- files that mention a simple name that was declared, removed or changed
-  (the per-file name index), including, for an enum whose constants changed,
-  the names of all its constants (a switch that is no longer exhaustive);
-  for an added or deleted file, the package names that appeared or vanished;
-- files whose stored references point into a removed or changed declaration
-  (a `super(...)` or an enum constant refers to a constructor by a token that
-  is not its name);
+- files that mention a simple name that was declared or changed (the
+  per-file name index: a new declaration can capture a name elsewhere, a
+  more specific overload, a newly resolvable type), including, for an enum
+  whose constants changed, the names of all its constants (a switch that is
+  no longer exhaustive); for an added or deleted file, the package names
+  that appeared or vanished;
+- for a removed or changed declaration: the files whose stored references
+  point into it (also a `super(...)` or an enum constant, whose token is not
+  the constructor's name), the files whose stored relations point to it
+  (an override), and the files with a problem naming it (an ambiguity it
+  caused). A file that mentions a removed declaration's name without any of
+  these did not bind to it, and removing a declaration it did not bind to
+  cannot change its bindings: so a removal alone does not consult the name
+  index (deleting a test class with an `equals` re-indexes its users, not
+  every file that says `equals`);
 - files declaring a subtype (transitively) of a type whose members changed
   (a new abstract method, an implicit `super()` that no longer binds, an
   override that appears or goes);
@@ -145,6 +153,7 @@ class Propagation:
         old_sigs = self.old_signatures([*new_sigs, *deleted])
         names: set[str] = set()
         gone_keys: set[str] = set()
+        gone_names: set[str] = set()
         member_of: set[str] = set()      # types whose members or header changed
         escalate: set[str] = set()       # relpaths whose viewers must all be re-indexed
         fields: set[str] = set()         # names of fields and enum constants that changed
@@ -161,10 +170,11 @@ class Propagation:
             for key, a, b in changed_entries(before, after):
                 entry = b or a
                 assert entry is not None
-                names.add(entry[NAME])
+                if b is not None:
+                    names.add(b[NAME])       # declared or changed: it may capture a name elsewhere
                 if a is not None:
-                    names.add(a[NAME])
-                    gone_keys.add(key)
+                    gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
+                    gone_names.add(a[NAME])
                 member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
                 if entry[KIND] in _TYPE_KINDS:
                     member_of.add(key)
@@ -193,7 +203,10 @@ class Propagation:
         if names:
             out |= self.r.paths_mentioning(names)
         if gone_keys:
-            out |= self.r.paths_referencing(gone_keys)
+            out |= self.r.paths_referencing(gone_keys) | self.r.paths_relating_to(gone_keys)
+        gone_names.discard("")
+        if gone_names:
+            out |= self.r.paths_with_problems_named(gone_names)
         out |= self._subtype_files(member_of, new_edges)
         for path in escalate:
             out |= self._viewers(path)
