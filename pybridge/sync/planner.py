@@ -38,8 +38,8 @@ its previous version. What changed decides the next round:
 - every file that can see the changed one (its module and scope, and the
   modules and scopes whose sourcepath holds its source root) when a type's
   supertypes changed, when a method of an interface with at most two
-  methods changed (a lambda's target type need not be named in the file
-  that holds the lambda), or when a `close` or `iterator` method changed
+  methods was added or changed (a lambda's target type need not be named in
+  the file that holds the lambda), or when a `close` or `iterator` method changed
   (try-with-resources and for-each call them without naming them);
 - after a static final field changed, the fields of the files re-indexed
   for it count as changed too (a constant computed from it).
@@ -188,7 +188,9 @@ class Propagation:
                     names.add(owner[NAME])    # `@A` with a new element, `implements I` with a new method
                 if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
                     escalate.add(path)
-                if entry[KIND] == "METHOD":
+                if entry[KIND] == "METHOD" and b is not None:
+                    # A removed method reaches its lambdas through the stored references to the
+                    # methods whose parameter types named its interface (their keys change too).
                     if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION") and any(
                             sum(1 for e in sigs.values() if e[KIND] == "METHOD" and e[DECLARING] == entry[DECLARING])
                             <= 2 for sigs in (before, after)):
