@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.errors import PybridgeError, StoreError
-from pybridge.query import Facade
+from pybridge.query import Facade, keys
 from pybridge.store import Store
 from pybridge.store import faults as store_faults
 from pybridge.sync import faults as sync_faults
@@ -114,7 +114,10 @@ def test_a_source_folder_that_resolves_outside_the_workspace_is_never_read(tmp_p
 def test_a_query_never_collects_generations_the_configured_keep_holds(kitchen, worker, monkeypatch):
     root, state = kitchen
     monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "8")
-    for _ in range(9):                # 1 full sync, then 8 no-change resyncs (no JVM)
+    counter = root / KITCHEN_PKG / "Counter.java"
+    for i in range(9):                # 1 full sync, then 8 incremental ones (a comment each: one file)
+        if i:
+            counter.write_text(counter.read_text(encoding="utf-8") + f"// edit {i}\n", encoding="utf-8")
         sync(root, state_dir=state, worker=worker)
     assert _store_gens(state) == [9, 8, 7, 6, 5, 4, 3, 2]
     monkeypatch.delenv("PYBRIDGE_KEEP_GENERATIONS")      # a query process that knows no keep
@@ -126,6 +129,7 @@ def test_a_query_never_collects_generations_the_configured_keep_holds(kitchen, w
         with pytest.raises(StoreError, match="read-only"):
             store.gc()
     monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "4")  # the writer collects, with the configured keep
+    counter.write_text(counter.read_text(encoding="utf-8") + "// edit 9\n", encoding="utf-8")
     sync(root, state_dir=state, worker=worker)
     assert _store_gens(state) == [10, 9, 8, 7]
 
@@ -228,10 +232,17 @@ def test_a_symbol_key_and_a_cursor_have_one_accepted_spelling(kitchen, worker):
     with facade_for((root, state)) as facade:
         key = key_of(facade, "Counter.count")
         others = _respell(key)
-        assert others, "a 22-character key has unused bits in its last character"
+        # A 20-character key (15 bytes) uses every bit of its last character; a longer one does not.
+        assert others or len(key) % 4 == 0, key
         for other in others:
             err(facade, "find_references", {"symbolKey": other}, "invalid_key")
         ok(facade, "find_references", {"symbolKey": key})
+        long_key = keys.make_key(b"s" * 32, 300, "Lx;")     # a symbol id above 127: 16 bytes, 22 characters
+        assert len(long_key) == 22 and len(_respell(long_key)) == 15
+        assert keys.parse_key(long_key).symbol_id == 300
+        for other in _respell(long_key):
+            with pytest.raises(keys.TokenError, match="canonical"):
+                keys.parse_key(other)
         cursor = ok(facade, "find_symbol", {"query": "greet", "limit": 1})["nextCursor"]
         for other in _respell(cursor):
             err(facade, "find_symbol", {"query": "greet", "limit": 1, "cursor": other}, "invalid_cursor")
@@ -257,6 +268,12 @@ def test_a_file_above_the_size_bound_is_named_file_too_large_and_blocks_coverage
         assert "file_too_large" in [x["kind"] for x in status["limitations"]]
         refs = ok(facade, "find_references", {"symbolKey": key_of(facade, "Counter.TOTAL")})
         assert refs["meta"]["referenceCoverage"] is False     # never a false certificate
+    assert sync(root, state_dir=state, worker=worker).published is False   # nothing changed: nothing published
+    tail = "// still too large\n"
+    kitchen_java.write_text(kitchen_java.read_text(encoding="utf-8") + tail, encoding="utf-8")
+    edited = sync(root, state_dir=state, worker=worker)       # the oversized file changed: a new generation
+    assert edited.published is True and edited.generation == result.generation + 1
+    assert [lim["size"] for lim in edited.limitations if lim["kind"] == "file_too_large"] == [size + len(tail)]
     monkeypatch.setenv("PYBRIDGE_MAX_FILE_BYTES", "0")             # 0: no bound, indexed again
     again = sync(root, state_dir=state, worker=worker)
     assert not [lim for lim in again.limitations if lim["kind"] == "file_too_large"]

@@ -216,7 +216,7 @@ def test_paging_through_600_references_joins_to_exactly_the_full_set(served):
     assert pages == 2 and len(seen) == len(set(seen)) == 600
 
 
-def test_a_key_from_the_previous_generation_is_stale_with_a_working_replacement(tmp_path, samples):
+def test_a_key_from_the_previous_generation_answers_while_its_declaration_survives(tmp_path, samples):
     root = tmp_path / "kitchen"
     shutil.copytree(samples / "kitchen-sink", root)
     with serve([root], tmp_path / "home") as client:
@@ -232,11 +232,10 @@ def test_a_key_from_the_previous_generation_is_stale_with_a_working_replacement(
                                                                         "public class Counter {\n    int added;"),
                            encoding="utf-8")
         assert ok(client, "sync", {})["generation"] == 2
-        stale = err(client, "find_references", {"symbolKey": old}, "stale_key")
-        assert stale["replacement"]
-        fresh = ok(client, "find_references", {"symbolKey": stale["replacement"]})
+        fresh = ok(client, "find_references", {"symbolKey": old})
         assert fresh["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
-        err(client, "find_references", {"symbolKey": old, "cursor": page["nextCursor"], "limit": 1}, "stale_key")
+        assert fresh["symbol"]["symbolKey"] == old and fresh["meta"]["generation"] == 2
+        err(client, "find_references", {"symbolKey": old, "cursor": page["nextCursor"], "limit": 1}, "stale_cursor")
         err(client, "find_symbol", {"query": "add", "limit": 1, "cursor": listing["nextCursor"]}, "stale_cursor")
 
 

@@ -518,7 +518,7 @@ def test_find_references_latency_over_every_symbol_of_the_kitchen_sink(ks, capsy
     ws = ks.spaces.served[0]
     with ws.reader() as r:      # every symbol the generation knows, library ones included
         infos = r.symbols(range(1, 10_000))
-    tokens = [keys.make_key(ws.secret(), 1, i, info.key) for i, info in sorted(infos.items())]
+    tokens = [keys.make_key(ws.secret(), i, info.key) for i, info in sorted(infos.items())]
     assert key_of(ks, "Counter.count") in tokens
     times = []
     for token in tokens:

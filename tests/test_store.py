@@ -335,13 +335,13 @@ def test_a_publish_that_fails_before_its_commit_changes_nothing(store, monkeypat
 def test_migrations_are_recorded_and_not_applied_again_on_reopen(tmp_path):
     path = tmp_path / "store.sqlite"
     with Store.open(path) as s:
-        assert s.applied_migrations() == ["0001_initial"]
+        assert s.applied_migrations() == ["0001_initial", "0002_incremental"]
         publish(s, {APP_PATH: app_facts()})
     with Store.open(path) as s:
-        assert s.applied_migrations() == ["0001_initial"]
+        assert s.applied_migrations() == ["0001_initial", "0002_incremental"]
         assert s.current_generation().number == 1
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == 2
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 

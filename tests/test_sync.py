@@ -17,6 +17,8 @@ from pybridge.store import Store
 from pybridge.sync import StaleSnapshotError, SyncBusyError, store_path, sync
 from pybridge.sync.lock import SyncLock
 
+from .incremental_edits import differences
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -64,17 +66,18 @@ def test_the_test_scope_is_compiled_with_full_bindings(reactor):
     assert kinds == {"invocation"}
 
 
-def test_an_unchanged_resync_reuses_every_file_version_and_publishes_a_new_generation(reactor, worker):
+def test_an_unchanged_resync_publishes_nothing_and_the_current_generation_stays_current(reactor, worker):
     root, state, first = reactor
     with Store.open(store_path(state)) as store:
         before = store.stats()
     again = sync(root, state_dir=state, worker=worker)
-    assert again.generation == first.generation + 1
-    assert again.reused_files == again.counts["files"] == first.counts["files"]
+    assert again.generation == first.generation and not again.published and again.unchanged
+    assert again.reindexed_files == 0 and again.reused_files == again.counts["files"] == first.counts["files"]
+    assert again.to_json()["published"] is False and again.to_json()["unchanged"] is True
     with Store.open(store_path(state)) as store:
         after = store.stats()
-    assert {k: v for k, v in after.items() if k not in ("generations", "manifest", "bytes")} == \
-        {k: v for k, v in before.items() if k not in ("generations", "manifest", "bytes")}
+        assert store.current_generation().number == first.generation
+    assert {k: v for k, v in after.items() if k != "bytes"} == {k: v for k, v in before.items() if k != "bytes"}
 
 
 def test_a_forced_resync_reindexes_and_still_stores_no_duplicate_facts(reactor, worker):
@@ -82,7 +85,8 @@ def test_a_forced_resync_reindexes_and_still_stores_no_duplicate_facts(reactor, 
     with Store.open(store_path(state)) as store:
         before = store.stats()
     again = sync(root, state_dir=state, worker=worker, force=True)
-    assert again.reused_files == first.counts["files"]
+    assert again.published and again.reindexed_files == again.reused_files == first.counts["files"]
+    assert not again.incremental and again.full_reason == "forced"
     assert again.timings["index"] > 0
     with Store.open(store_path(state)) as store:
         after = store.stats()
@@ -156,6 +160,9 @@ def test_editing_a_source_file_during_the_sync_publishes_nothing_and_names_the_p
     state = tmp_path / "state"
     sync(root, state_dir=state, worker=worker)
     victim = root / "src/main/java/com/acme/kitchen/Counter.java"
+    other = root / "src/main/java/com/acme/kitchen/Kitchen.java"
+    other.write_text(other.read_text(encoding="utf-8") + "// an edit, so that the next sync indexes\n",
+                     encoding="utf-8")
 
     def edit_while_indexing(event: dict) -> None:
         if event["phase"] == "index" and victim.read_text(encoding="utf-8").endswith("}\n"):
@@ -210,16 +217,19 @@ print("NOT KILLED")
 """
 
 
-@pytest.mark.parametrize("point", ["sync.maven", "sync.indexing", "sync.staging", "publish.before_commit"])
+@pytest.mark.parametrize("point", ["sync.maven", "sync.planned", "sync.indexing", "sync.staging", "sync.next_round",
+                                   "publish.before_commit"])
 def test_a_sync_killed_at_any_point_leaves_the_previous_generation_intact_and_served(tmp_path, samples, worker,
                                                                                     point):
     root = tmp_path / "reactor"
     shutil.copytree(samples / "reactor", root)
-    # Make the second sync index something new, so a half-written generation would differ.
+    # Make the second (incremental) sync index something new, so a half-written generation would differ;
+    # `frame` is called from other files, so a second round follows.
     state = tmp_path / "state"
     first = sync(root, state_dir=state, worker=worker)
     app = root / "app/src/main/java/com/acme/app/Banner.java"
-    app.write_text(app.read_text(encoding="utf-8") + "\nclass Extra { Banner b; }\n", encoding="utf-8")
+    text = app.read_text(encoding="utf-8").replace("String frame(String", "String frame(CharSequence")
+    app.write_text(text + "\nclass Extra { Banner b; }\n", encoding="utf-8")
     if point == "sync.maven":
         (state / "classpath-cache.json").unlink()
     proc = subprocess.run([sys.executable, "-c", KILLER, point, str(root), str(state)], capture_output=True,
@@ -238,4 +248,6 @@ def test_a_sync_killed_at_any_point_leaves_the_previous_generation_intact_and_se
         finally:
             store._checkin(conn)
     again = sync(root, state_dir=state, worker=worker)
-    assert again.generation == 2
+    assert again.generation == 2 and again.incremental and again.rounds >= 2
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []

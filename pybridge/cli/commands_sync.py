@@ -58,6 +58,10 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     if is_error:
         raise click.ClickException(result["error"])
     out = Console()
+    if result.get("unchanged"):
+        out.print(f"no input changed: generation {result['generation']} of {root} stays current "
+                  f"(nothing published; keys and cursors stay valid)", soft_wrap=True)
+        return
     table = Table(title=f"generation {result['generation']} of {root}")
     for column in ("module", "scope", "files", "complete", "problems"):
         table.add_column(column, justify="left" if column in ("module", "scope") else "right",
@@ -69,7 +73,8 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     modules = len({s["module"] for s in result["coverage"]["scopes"]})   # as the table shows them
     out.print(f"modules {modules}  files {c.get('files')}  symbols {c.get('symbols')}  "
               f"references {c.get('references')}  problems {c.get('problems')}  limitations "
-              f"{c.get('limitations')}  reused files {result['reusedFiles']}  duration "
+              f"{c.get('limitations')}  re-indexed files {result.get('reindexedFiles', 0)}  reused files "
+              f"{result['reusedFiles']}  duration "
               f"{result['durationSeconds']:.1f}s  generation {result['generation']}")
     for lim in result["limitations"]:
         where = f"{lim['module']} ({lim['scope']})" if lim.get("module") else "all modules"

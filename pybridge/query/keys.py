@@ -1,8 +1,13 @@
 """Symbol keys and cursors: short, URL-safe, authenticated tokens (DESIGN section 5).
 
-A *symbol key* names (workspace, generation, symbol id)::
+A *symbol key* names (workspace, symbol id), not a generation: it answers in
+every generation that still declares its symbol (DESIGN section 5)::
 
-    base64url( 0x01 | tag[3] | varint(generation) | varint(symbol id) | mac[10] )
+    base64url( 0x03 | tag[3] | varint(symbol id) | mac[10] )
+
+(Keys of version 1, `0x01 | tag | varint(generation) | varint(symbol id) | mac`,
+issued before keys outlived generations, are still read; their generation
+is ignored.)
 
 `tag` names the workspace: the first bytes of an HMAC of the workspace's
 secret, so a key stays valid across server restarts and whatever order the
@@ -43,7 +48,8 @@ from typing import Any
 
 from pybridge.sync.state import load_secret as _state_secret
 
-KEY_VERSION = 1
+KEY_VERSION = 3
+KEY_VERSION_WITH_GENERATION = 1
 CURSOR_VERSION = 2
 TAG_LEN = 3
 MAC_LEN = 10
@@ -123,7 +129,7 @@ def _binding(key: str) -> bytes:
 @dataclass(frozen=True)
 class ParsedKey:
     tag: bytes
-    generation: int
+    generation: int | None     # only in version-1 keys (ignored: keys outlive generations)
     symbol_id: int
     body: bytes
     mac: bytes
@@ -132,17 +138,21 @@ class ParsedKey:
         return hmac.compare_digest(self.mac, _mac(secret, b"K", self.body, _binding(binding_key)))
 
 
-def make_key(secret: bytes, generation: int, symbol_id: int, binding_key: str) -> str:
-    body = bytes([KEY_VERSION]) + workspace_tag(secret) + _varint(generation) + _varint(symbol_id)
+def make_key(secret: bytes, symbol_id: int, binding_key: str) -> str:
+    """The key of a symbol: the same in every generation that declares it."""
+    body = bytes([KEY_VERSION]) + workspace_tag(secret) + _varint(symbol_id)
     return _encode(body + _mac(secret, b"K", body, _binding(binding_key)))
 
 
 def parse_key(token: str) -> ParsedKey:
     data = _decode(token)
-    if len(data) < 1 + TAG_LEN + 2 + MAC_LEN or data[0] != KEY_VERSION:
+    if len(data) < 1 + TAG_LEN + 1 + MAC_LEN or data[0] not in (KEY_VERSION, KEY_VERSION_WITH_GENERATION):
         raise TokenError("not a symbol key")
     body, mac = data[:-MAC_LEN], data[-MAC_LEN:]
-    generation, i = _read_varint(body, 1 + TAG_LEN)
+    generation: int | None = None
+    i = 1 + TAG_LEN
+    if data[0] == KEY_VERSION_WITH_GENERATION:
+        generation, i = _read_varint(body, i)
     symbol_id, i = _read_varint(body, i)
     if i != len(body):
         raise TokenError("trailing bytes")

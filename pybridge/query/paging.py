@@ -2,10 +2,13 @@
 
 - A key that does not decode, or whose MAC fails against every served
   workspace's secret (with the binding key of the symbol id it names), is
-  `invalid_key`. A key of another generation is `stale_key` with
-  `replacement`: the key of the same symbol in the current generation when
-  it still declares it (or, for a library symbol, still refers to it), else
-  null.
+  `invalid_key`. A key names a declaration, not a generation: it answers
+  while the current generation declares its symbol (or, for a library
+  symbol, still refers or relates to it). Otherwise it is `stale_key` with
+  `replacement`: the key of the evident successor (the one symbol left with
+  the same dotted path, e.g. after a signature change or with one overload
+  left; else a renamed member: the one newer member of the same declaring
+  type with the same kind and descriptor), or null.
 - A cursor that does not decode or verify, or was issued for another tool
   or workspace, is `invalid_cursor`; one issued for other arguments is
   `invalid_cursor` too, saying so; one of another generation is `stale_cursor`.
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pybridge.store import Reader, SymbolInfo
+from pybridge.store import DeclRow, Reader, SymbolInfo
 
 from . import keys
 from .errors import QueryError
@@ -50,21 +53,53 @@ def open_key(spaces: Workspaces, token: str) -> tuple[Served, Reader, keys.Parse
 
 
 def check_generation(v: View, parsed: keys.ParsedKey, info: SymbolInfo) -> None:
-    """stale_key when the key names another generation than the current one."""
-    if parsed.generation == v.gen.number:
+    """A key answers in every generation that still declares its symbol (or, for a library
+    symbol, still refers or relates to it); otherwise `stale_key` with the evident successor, if any."""
+    if v.first_decls([info.id])[info.id] is not None or (
+            info.external and (v.r.references(info.id, limit=1) or v.r.relations(info.id))):
         return
-    present = v.first_decls([info.id])[info.id] is not None or bool(
-        v.r.references(info.id, limit=1))
-    replacement = v.key(info.id, info.key) if present else None
-    what = (f"`replacement` is the key of the same symbol in generation {v.gen.number}; use it, "
-            f"or repeat discovery") if present else \
-        f"the symbol no longer exists in generation {v.gen.number}; repeat discovery"
+    successor = _successor(v, info)
+    replacement = v.key(successor.symbol_id, successor.key) if successor is not None else None
+    what = (f"its evident successor {successor.dotted} ({successor.display}) is `replacement`; use it, or "
+            f"repeat discovery") if successor is not None else "repeat discovery"
     raise QueryError(
         "stale_key",
-        f"This symbolKey is from generation {parsed.generation} of {v.ws.slug}, which is now at "
-        f"generation {v.gen.number}: {what} (find_symbol or symbol_at).",
+        f"This symbolKey names {info.dotted or info.name or 'a symbol'}, which generation {v.gen.number} of "
+        f"{v.ws.slug} no longer declares (it was removed, renamed or its signature changed): {what} "
+        f"(find_symbol or symbol_at).",
         replacement=replacement, hint="repeat discovery with find_symbol or symbol_at",
     )
+
+
+def _successor(v: View, info: SymbolInfo) -> DeclRow | None:
+    """The evident successor of a declaration gone from the current generation: the one
+    symbol left with the same dotted path (a signature change, the one overload left); else,
+    in the same declaring type, the one member of the same kind and descriptor that is newer
+    than the old symbol (symbol ids only grow: a rename)."""
+    if info.kind is None:
+        return None
+    family = {"METHOD", "CONSTRUCTOR"} if info.kind in ("METHOD", "CONSTRUCTOR") else {info.kind}
+    if info.dotted:
+        same = {d.symbol_id: d for d in v.r.declarations(dotted=info.dotted, kinds=family)
+                if d.dotted == info.dotted}
+        if len(same) == 1:
+            return next(iter(same.values()))
+        newer = [d for d in same.values() if d.symbol_id > info.id]
+        if len(newer) == 1:
+            return newer[0]
+        if same:
+            return None
+    owner, sep, member = info.key.partition(";.")
+    if not sep or not info.name or not member.startswith(info.name) or info.kind == "CONSTRUCTOR":
+        return None
+    descriptor = member[len(info.name):]
+    owners = v.r.declarations(key=owner + ";")
+    if not owners:
+        return None
+    found = {d.symbol_id: d for d in v.r.declarations_in(owners[0].path)
+             if d.container_key == owner + ";" and d.kind in family and d.symbol_id > info.id
+             and d.key.partition(";.")[2][len(d.name or ""):] == descriptor}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def new_cursor(v: View, tool: str, args: dict[str, Any], position: Any) -> str:

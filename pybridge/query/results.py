@@ -163,9 +163,14 @@ class SyncCoverage(Model):
 
 class SyncResult(Envelope):
     repo: str
-    generation: int
+    generation: int = Field(description="The current generation (unchanged when nothing was published).")
     durationSeconds: float
     reusedFiles: int
+    reindexedFiles: int = Field(0, description="Files the compiler indexed; the others were reused.")
+    published: bool = Field(True, description="False when no input changed: nothing was published, and "
+                                              "the current generation, its keys and cursors stay valid.")
+    unchanged: bool = False
+    incremental: bool = Field(False, description="Only the files an edit can affect were re-indexed.")
     counts: dict[str, int]
     coverage: SyncCoverage
     limitations: list[Limitation]

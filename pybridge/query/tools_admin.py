@@ -2,7 +2,9 @@
 
 Results (plus the freshness envelope)::
 
-    sync    {"repo", "generation", "durationSeconds", "reusedFiles",
+    sync    {"repo", "generation", "durationSeconds", "reusedFiles", "reindexedFiles",
+             "published" (false: no input changed, the current generation stays current),
+             "unchanged" (= not published), "incremental" (planned from the previous generation),
              "counts": {"files", "declarations", "references", "problems",
                         "filesNotBindingComplete", "modules", "symbols", "limitations"},
              "coverage": {"bindingComplete": bool, "scopes": [{"module", "scope", "files",
@@ -119,6 +121,10 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
         "generation": result.generation,
         "durationSeconds": round(result.duration_s, 3),
         "reusedFiles": result.reused_files,
+        "reindexedFiles": result.reindexed_files,
+        "published": result.published,
+        "unchanged": result.unchanged,
+        "incremental": result.incremental,
         "counts": {_camel(k): v for k, v in result.counts.items()},
         "coverage": {"bindingComplete": all(s["files"] == s["bindingComplete"] for s in scopes),
                      "scopes": scopes},

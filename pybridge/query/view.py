@@ -144,7 +144,7 @@ class View:
     # keys and SCIP -----------------------------------------------------------
 
     def key(self, symbol_id: int, binding_key: str) -> str:
-        return keys.make_key(self.ws.secret(), self.gen.number, symbol_id, binding_key)
+        return keys.make_key(self.ws.secret(), symbol_id, binding_key)
 
     def scip(self, descriptor: str | None, module: str | None) -> str | None:
         if not descriptor:

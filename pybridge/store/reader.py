@@ -498,3 +498,90 @@ class Reader:
         if errors_only:
             q.where.append("p.is_error = 1")
         return source, q
+
+    # incremental sync ------------------------------------------------------
+
+    def unsummarized_files(self) -> int:
+        """How many files of the generation have no stored summary (names and signatures),
+        e.g. versions written before migration 0002: incremental sync cannot plan around them."""
+        return int(self._rows(
+            "SELECT count(*) FROM manifest m LEFT JOIN file_summaries s"
+            " ON s.file_version_id = m.file_version_id"
+            " WHERE m.generation_id = :g AND s.file_version_id IS NULL",
+            {"g": self.generation.id},
+        )[0][0])
+
+    def signatures(self, file_version_ids: Iterable[int]) -> dict[int, dict[str, list[Any]]]:
+        """The stored declaration signatures (binding key -> fingerprint) of file versions."""
+        ids = sorted(set(file_version_ids))
+        out: dict[int, dict[str, list[Any]]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for fv, text in self._rows(
+                "SELECT file_version_id, signatures FROM file_summaries"
+                f" WHERE file_version_id IN ({', '.join('?' * len(chunk))})", tuple(chunk)):
+                out[fv] = json.loads(text)
+        return out
+
+    def paths_mentioning(self, names: Iterable[str]) -> set[str]:
+        """Paths of the generation's files whose text holds one of the identifiers `names`."""
+        names = sorted(set(names))
+        out: set[str] = set()
+        for i in range(0, len(names), 500):
+            q = self._query()
+            q.within("n.name", names[i:i + 500])
+            out.update(r[0] for r in self._rows(
+                "SELECT DISTINCT f.path FROM file_names n CROSS JOIN manifest m"
+                " ON m.generation_id = :g AND m.file_version_id = n.file_version_id"
+                f" CROSS JOIN file_versions f ON f.id = n.file_version_id WHERE {q.sql()}",
+                q.params))
+        return out
+
+    def paths_referencing(self, binding_keys: Iterable[str]) -> set[str]:
+        """Paths of the generation's files holding a reference to one of the binding keys."""
+        keys = sorted(set(binding_keys))
+        out: set[str] = set()
+        for i in range(0, len(keys), 500):
+            q = self._query()
+            q.within("s.binding_key", keys[i:i + 500])
+            out.update(r[0] for r in self._rows(
+                "SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
+                + _IN_GENERATION.format(t="r") + f" WHERE {q.sql()}", q.params))
+        return out
+
+    def supertype_edges(self) -> list[tuple[str, str, str]]:
+        """Every extends/implements relation of the generation: (path, subtype key, supertype key)."""
+        codes = (RELATION_KIND_CODES["extends"], RELATION_KIND_CODES["implements"])
+        return [(r[0], r[1], r[2]) for r in self._rows(
+            "SELECT f.path, a.binding_key, b.binding_key FROM manifest m"
+            " CROSS JOIN relations x ON x.file_version_id = m.file_version_id"
+            " CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            " JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
+            " WHERE m.generation_id = :g AND x.kind IN (:k1, :k2)",
+            {"g": self.generation.id, "k1": codes[0], "k2": codes[1]})]
+
+    def declarations_in(self, path: str) -> list[DeclRow]:
+        """Every declaration of one file of the generation, by position (empty when absent)."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [self._decl(r) for r in self._rows(
+            _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+            + " ORDER BY line, col", {"g": self.generation.id, "fv": fv[10]})]
+
+    def paths_relating_to(self, binding_keys: Iterable[str]) -> set[str]:
+        """Paths of the generation's files holding a relation (extends, implements, overrides)
+        to one of the binding keys."""
+        keys = sorted(set(binding_keys))
+        out: set[str] = set()
+        for i in range(0, len(keys), 500):
+            q = self._query()
+            q.within("s.binding_key", keys[i:i + 500])
+            out.update(r[0] for r in self._rows(
+                "SELECT DISTINCT f.path FROM symbols s CROSS JOIN relations x ON x.to_id = s.id"
+                + _IN_GENERATION.format(t="x") + f" WHERE {q.sql()}", q.params))
+        return out
+
+    def paths_with_problems_named(self, names: Iterable[str]) -> set[str]:
+        """Paths of the generation's files with a compiler problem naming one of `names`."""
+        return {p.path for p in self.problems(names=sorted(set(names)))}

@@ -269,3 +269,28 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
                 )
                 done.append(name)
     return done
+
+
+@migration("0002_incremental")
+def _incremental(conn: sqlite3.Connection) -> None:
+    _run(conn, """
+    -- The per-file name index of incremental sync (DESIGN section 5): every
+    -- identifier token of the file's text (comments and strings included, a
+    -- superset of what the file can mention), per file version.
+    CREATE TABLE file_names (
+        name            TEXT NOT NULL,
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        PRIMARY KEY (name, file_version_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX file_names_by_version ON file_names(file_version_id);
+
+    -- What other files can depend on, per file version: a JSON object
+    -- binding key -> fingerprint of each declaration visible outside its
+    -- file's bodies (kind, names, modifiers, SCIP, the text of its signature,
+    -- a type's supertypes). A row here also says that the version's names
+    -- are indexed.
+    CREATE TABLE file_summaries (
+        file_version_id INTEGER PRIMARY KEY REFERENCES file_versions(id) ON DELETE CASCADE,
+        signatures      TEXT NOT NULL
+    )
+    """)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,15 @@ def _check_relpath(relpath: str) -> None:
             f"and no '..'; pass the path relative to the root.",
             path=relpath,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    """What incremental sync keeps per file version: the identifier tokens of its text, and
+    binding key -> fingerprint of each declaration other files can depend on."""
+
+    names: frozenset[str]
+    signatures: dict[str, list[Any]]
 
 
 class _Seed:
@@ -120,11 +130,13 @@ class Staging:
     # writing ---------------------------------------------------------------
 
     def add_file(self, module: str, scope: str, relpath: str, content_sha256: str, size: int,
-                 facts: FileFacts) -> tuple[int, bool]:
+                 facts: FileFacts, summary: FileSummary | None = None) -> tuple[int, bool]:
         """Add one source file's facts; returns (file_version_id, reused).
 
         `reused` is True when an identical version (same module, scope, path,
         content and facts) is already stored: then only the manifest grows.
+        `summary` (the file's names and declaration signatures, for incremental
+        sync) is stored with the version when it has none yet.
         """
         self._check_open()
         if not module or not scope:
@@ -148,6 +160,8 @@ class Staging:
             else:
                 fv, reused = self._write_version(module, scope, relpath, content_sha256, size,
                                                  facts, canon), False
+            if summary is not None:
+                self._write_summary(fv, summary, fresh=not reused)
             conn.execute(
                 "INSERT INTO manifest (generation_id, file_version_id) VALUES (?, ?)",
                 (self.generation_id, fv),
@@ -168,6 +182,31 @@ class Staging:
         else:
             self.files_added += 1
         return fv, reused
+
+    def reuse_versions(self, versions: list[tuple[str, int]]) -> None:
+        """List stored file versions, given as (relpath, file_version_id), in this generation
+        unchanged (incremental sync: the files no edit can affect)."""
+        self._check_open()
+        for relpath, _fv in versions:
+            if relpath in self._paths:
+                raise StoreError(f"File {relpath} was added twice to the same generation.", path=relpath)
+        conn = self._conn
+        try:
+            if not conn.in_transaction:
+                conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT INTO manifest (generation_id, file_version_id) VALUES (?, ?)",
+                             [(self.generation_id, fv) for _rel, fv in versions])
+            self._paths.update(rel for rel, _fv in versions)
+            self.files_reused += len(versions)
+            self._pending_rows += len(versions)
+            if self._pending_rows >= self._batch_rows:
+                self._commit_batch()
+        except sqlite3.Error as exc:
+            self._fail()
+            raise error(self._path, "written", exc) from exc
+        except BaseException:
+            self._fail()
+            raise
 
     def reuse_generation(self, number: int) -> int:
         """List every file version of published generation `number` in this one.
@@ -365,6 +404,17 @@ class Staging:
              for ord_, p in enumerate(canon.problems)],
         )
         return fv
+
+    def _write_summary(self, fv: int, summary: FileSummary, fresh: bool) -> None:
+        conn = self._conn
+        if not fresh and conn.execute("SELECT 1 FROM file_summaries WHERE file_version_id = ?",
+                                      (fv,)).fetchone():
+            return
+        conn.execute("INSERT INTO file_summaries (file_version_id, signatures) VALUES (?, ?)",
+                     (fv, dumps(summary.signatures, "declaration signatures")))
+        conn.executemany("INSERT INTO file_names (name, file_version_id) VALUES (?, ?)",
+                         [(name, fv) for name in sorted(summary.names)])
+        self._pending_rows += len(summary.names)
 
     def _intern_file(self, facts: FileFacts, canon: CanonicalFacts):
         """Make sure every key the file mentions has a symbol row; returns key -> id."""

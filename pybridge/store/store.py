@@ -174,6 +174,29 @@ class Store:
                        generation_id=generation_id, meta=json.loads(meta_json),
                        batch_rows=self.batch_rows)
 
+    def refresh_generation(self, number: int, snapshot: dict[str, Any], meta_updates: dict[str, Any]) -> None:
+        """Bring a published generation's snapshot (file stats) and metadata up to date when
+        a sync found no input changed (files touched, a commit made): its facts, number, keys
+        and cursors stay as they are. Raises StoreError when another sync holds the writer lock."""
+        self._check_open()
+        with self._mutex:
+            if not self._lock.try_acquire():
+                raise StoreError(f"Another sync is writing the store at {self.path}; sync again when it "
+                                 f"has finished.", path=str(self.path))
+            try:
+                with transaction(self._conn):
+                    row = self._conn.execute("SELECT meta FROM generations WHERE number = ? AND state = ?",
+                                             (number, PUBLISHED)).fetchone()
+                    if row is None:
+                        return
+                    meta = {**json.loads(row[0]), **meta_updates}
+                    self._conn.execute("UPDATE generations SET snapshot = ?, meta = ? WHERE number = ?",
+                                       (dumps(snapshot, "snapshot"), dumps(meta, "metadata"), number))
+            except sqlite3.Error as exc:
+                raise error(self.path, "written", exc) from exc
+            finally:
+                self._lock.release()
+
     def gc(self) -> _gc.Collected:
         """Collect now (normally automatic after publish and on open); a writer's job."""
         self._check_open()

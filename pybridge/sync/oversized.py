@@ -5,6 +5,7 @@ from __future__ import annotations
 from pybridge.store import Staging
 
 from .snapshot import Snapshot, oversized_facts
+from .summary import summarize
 
 
 def has_oversized(snap: Snapshot, module: str, scope: str) -> bool:
@@ -16,7 +17,7 @@ def stage_oversized(staging: Staging, snap: Snapshot, module: str, scope: str, c
     reused = 0
     for rel, facts in oversized_facts(snap, module, scope):
         size, _mtime, digest = snap.files[rel]
-        _fv, was_reused = staging.add_file(module, scope, rel, digest, size, facts)
+        _fv, was_reused = staging.add_file(module, scope, rel, digest, size, facts, summarize("", facts))
         reused += was_reused
         counts["files"] += 1
         counts["problems"] += len(facts.problems)

@@ -1,6 +1,7 @@
-"""One sync: discover modules -> resolve classpaths -> fingerprint -> index
-in the worker JVM -> stage the facts as a new generation -> check the
-fingerprint again -> publish (DESIGN section 2).
+"""One sync: discover modules -> fingerprint -> resolve classpaths -> plan
+-> index in the worker JVM and stage the facts as a new generation -> check
+the fingerprint again -> publish (DESIGN sections 2 and 5). `sync()` reads
+top to bottom as these phases, one function each.
 
 Every failure ends in a `PybridgeError` and leaves the last published
 generation current: nothing is visible until the one publish transaction.
@@ -10,6 +11,8 @@ A sync whose inputs changed while it ran publishes nothing and raises
 
 from __future__ import annotations
 
+import codecs
+import hashlib
 import subprocess
 import threading
 import time
@@ -19,19 +22,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pybridge.errors import PybridgeError
-from pybridge.store import Store
+from pybridge.facts import FileFacts
+from pybridge.store import GenerationInfo, Reader, Staging, Store
 from pybridge.store.store import configured_keep
 from pybridge.sync import faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
 from pybridge.sync.oversized import has_oversized, stage_oversized
+from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
+from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
-from pybridge.workspace import load_workspace, resolve_classpaths
+from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
 
-Progress = Callable[[dict], None]
+Progress = Callable[[dict[str, Any]], None]
 
 ALWAYS_LIMITATIONS = [{
     "kind": "reflection_not_tracked", "module": None, "scope": None,
@@ -60,61 +66,29 @@ class SyncResult:
     state_dir: str
     duration_s: float
     counts: dict[str, int]
-    modules: list[dict]
-    limitations: list[dict]
+    modules: list[dict[str, Any]]
+    limitations: list[dict[str, Any]]
     reused_files: int
     timings: dict[str, float] = field(default_factory=dict)
+    published: bool = True          # False: no input changed, the current generation stays current
+    reindexed_files: int = 0        # files the JVM indexed (the rest were reused as stored)
+    incremental: bool = False       # planned from the previous generation (else a full index)
+    rounds: int = 0                 # indexing rounds (the edited files, then what they affect …)
+    full_reason: str = ""           # why a full index: no previous generation, forced, …
+
+    @property
+    def unchanged(self) -> bool:
+        return not self.published
 
     def to_json(self) -> dict[str, Any]:
         return {
             "generation": self.generation, "root": self.root, "stateDir": self.state_dir,
             "durationSeconds": round(self.duration_s, 3), "counts": self.counts, "modules": self.modules,
             "limitations": self.limitations, "reusedFiles": self.reused_files,
+            "reindexedFiles": self.reindexed_files, "published": self.published, "unchanged": self.unchanged,
+            "incremental": self.incremental, "rounds": self.rounds, "fullReason": self.full_reason or None,
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
-
-
-def _publish(staging, snap, t0: float, timings: dict, meta: dict) -> int:
-    """Check that no input changed while the sync ran, then publish (both paths of a sync end here)."""
-    changed = snapshots.changes(snap)
-    if changed:
-        raise StaleSnapshotError(changed)
-    faults.hit("sync.before_publish")
-    t = time.perf_counter()
-    number = staging.publish({"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                              "duration": round(time.perf_counter() - t0, 3), **meta})
-    timings["publish"] = time.perf_counter() - t
-    return number
-
-
-def _result(store: Store, number: int, root: Path, state: Path, workspace, t0: float, modules: list[dict],
-            limitations: list[dict], reused: int, timings: dict) -> SyncResult:
-    """The summary of a published generation; its counts are the ones the store computed at publish."""
-    info = store.current_generation()
-    published = dict(info.meta.get("counts", {})) if info else {}
-    counts = {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
-              "references": published.get("references", 0), "problems": published.get("problems", 0),
-              "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
-              "modules": len(workspace.modules), "symbols": published.get("declarations", 0),
-              "limitations": len(limitations)}
-    return SyncResult(number, str(root), str(state), time.perf_counter() - t0, counts, modules, limitations,
-                      reused, timings)
-
-
-def _republish(store: Store, previous, snap, meta: dict, say: Progress, t0: float, timings: dict, root: Path,
-               state: Path, workspace) -> SyncResult:
-    """The no-change resync: a new generation with the previous one's file versions."""
-    say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(snap.files), "total": len(snap.files)})
-    old = previous.meta
-    with store.stage(snap.to_json(), meta) as staging:
-        t = time.perf_counter()
-        reused = staging.reuse_generation(previous.number)
-        timings["stage"] = time.perf_counter() - t
-        number = _publish(staging, snap, t0, timings, {
-            "modules": old.get("modules", []), "limitations": old.get("limitations", []),
-            "module_ids": old.get("module_ids", []), "reused_generation": previous.number})
-    return _result(store, number, root, state, workspace, t0, old.get("modules", []),
-                   old.get("limitations", []), reused, timings)
 
 
 def _keep_default() -> int:
@@ -122,17 +96,20 @@ def _keep_default() -> int:
 
 
 class _Starter(threading.Thread):
-    """Starts the worker's JVM and warms JDT up while Maven resolves classpaths (a second or two each)."""
+    """Starts the worker's JVM and, for a first (full) index, warms JDT up while Maven resolves
+    classpaths (a second or two each). An incremental sync indexes a few files: it skips the warm-up."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, warm: bool) -> None:
         super().__init__(name="pybridge-worker-start", daemon=True)
         self.worker = worker
+        self.warm = warm
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
             self.worker.start()
-            self.worker.warmup()
+            if self.warm:
+                self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 
@@ -151,137 +128,350 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
          force: bool = False) -> SyncResult:
-    """Index the workspace at `root` and publish a new generation.
+    """Index what changed in the workspace at `root` and publish a new generation.
 
-    When every input (sources, POMs, classpath, releases, indexer version)
-    has the fingerprint of the current generation, nothing is re-indexed: the
-    new generation lists the same file versions (`force=True` re-indexes).
-    `keep`: how many published generations to retain (default 3, or
-    PYBRIDGE_KEEP_GENERATIONS).
+    Phases, in order: read the POMs and fingerprint the sources (`snapshot`);
+    resolve classpaths with Maven while the worker JVM starts; plan (which
+    files the edits since the current generation can affect, `planner`);
+    index those files in rounds and stage their facts; check that no input
+    changed meanwhile; publish. When no input changed, nothing is published
+    and the result says `published=False` (the current generation, its keys
+    and its cursors stay valid). `force=True` re-indexes every file.
+    `worker`: a started worker to reuse (the live index keeps one warm);
+    otherwise one is started and closed here. `keep`: how many published
+    generations to retain (default 3, or PYBRIDGE_KEEP_GENERATIONS).
     """
-    if keep is None:
-        keep = _keep_default()
-    say = progress or (lambda _event: None)
-    t0 = time.perf_counter()
-    timings: dict[str, float] = {}
-    root = Path(root).resolve()
-    state = state_dir_for(root, state_dir)
-    prepare_state(state, root)    # 0700, bound to this root (refuses another), its key secret
-
-    lock = SyncLock(state)
-    lock.acquire(wait=wait, say=lambda msg: say({"phase": "lock", "message": msg}))
+    run = _Run(Path(root).resolve(), progress or (lambda _event: None), time.perf_counter())
+    run.state = state_dir_for(run.root, state_dir)
+    prepare_state(run.state, run.root)    # 0700, bound to this root (refuses another), its key secret
+    lock = SyncLock(run.state)
+    lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
     try:
-        say({"phase": "workspace", "message": f"reading the POMs under {root}"})
-        workspace = load_workspace(root)
-        if own_worker:
-            worker = Worker(**({"heap": heap} if heap else {}))
+        run.say({"phase": "workspace", "message": f"reading the POMs under {run.root}"})
+        workspace = load_workspace(run.root)
+        if worker is None:
+            worker = Worker(heap) if heap else Worker()
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
-        timings["fingerprint"] = time.perf_counter() - t0
-
-        store = Store.open(store_path(state), keep=keep)
-        try:
+        run.timings["fingerprint"] = time.perf_counter() - run.t0
+        with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
-            t = time.perf_counter()
-            starter = None
-            if previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint():
-                starter = _Starter(worker)    # sources or POMs changed: a JVM will be needed
-                starter.start()
-
-            def maven_progress(message: str) -> None:
-                faults.hit("sync.maven")
-                say({"phase": "maven", "message": message})
-
+            classpaths = _resolve(run, workspace, snap, previous, worker, allow_online, maven_timeout)
+            inputs = _inputs(run, workspace, snap, classpaths, previous)
+            reader = store.reader() if previous is not None else None
             try:
-                classpaths = resolve_classpaths(workspace, state, allow_online=allow_online,
-                                                timeout=maven_timeout, progress=maven_progress)
+                todo = _plan(run, inputs, previous, reader, force)
+                if todo.unchanged:
+                    return _unchanged(run, store, previous, snap, inputs)
+                meta = {"commit": git_head(run.root), "root": str(run.root)}
+                with store.stage(snap.to_json(), meta) as staging:
+                    staged = _index(run, worker, staging, inputs, todo, reader)
+                    if reader is not None:
+                        reader.close()
+                    number = _publish(run, staging, snap, _meta(inputs, staged))
             finally:
-                if starter is not None:
-                    starter.join()    # never close the worker while its start is under way
-            timings["maven"] = time.perf_counter() - t
-            if starter is not None and starter.error is not None:
-                raise starter.error
-            for cp in classpaths.values():
-                snapshots.add_classpath(snap, cp.classpath)
-
-            jobs = []
-            for module in workspace.modules:
-                for scope_name in module.scopes:
-                    cp = classpaths.get((module.id, scope_name))
-                    files = snap.scope_files.get((module.id, scope_name), {})
-                    if (files or has_oversized(snap, module.id, scope_name)) and cp is not None:
-                        jobs.append((module, scope_name, files, cp))
-            total = sum(len(j[2]) for j in jobs)
-
-            meta = {"commit": git_head(root), "root": str(root)}
-            if not force and previous is not None and \
-                    previous.snapshot.get("fingerprint") == snap.fingerprint():
-                return _republish(store, previous, snap, meta, say, t0, timings, root, state, workspace)
-            with store.stage(snap.to_json(), meta) as staging:
-                done_before = 0
-                reused = 0
-                modules_meta: list[dict] = []
-                limitations: list[dict] = []
-                t_index = t_stage = 0.0
-                for module, scope_name, files, cp in jobs:
-                    t = time.perf_counter()
-
-                    def index_progress(done: int, of: int, _base=done_before, _m=module.id, _s=scope_name) -> None:
-                        faults.hit("sync.indexing")
-                        say({"phase": "index", "module": _m, "scope": _s, "done": _base + done, "total": total})
-
-                    say({"phase": "index", "module": module.id, "scope": scope_name, "done": done_before,
-                         "total": total})
-                    scope_counts = {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
-                    staged = [0.0, 0]
-
-                    def stage_files(chunk, _m=module.id, _s=scope_name, _files=files, _counts=scope_counts) -> None:
-                        # Runs while the JVM indexes the next chunk (the worker streams its facts).
-                        ts = time.perf_counter()
-                        for ff in chunk:
-                            rel = _files.get(ff.path)    # the indexer hands back the path it was given
-                            entry = snap.files.get(rel) if rel is not None else None
-                            if entry is None:
-                                raise StaleSnapshotError([rel or ff.path])
-                            _fv, was_reused = staging.add_file(_m, _s, rel, entry[2], entry[0], ff)
-                            faults.hit("sync.staging")
-                            staged[1] += was_reused
-                            _counts["files"] += 1
-                            _counts["bindingComplete"] += ff.binding_complete
-                            _counts["references"] += len(ff.references)
-                            _counts["problems"] += len(ff.problems)
-                        staged[0] += time.perf_counter() - ts
-
-                    if files:
-                        worker.index(IndexRequest(
-                            files=list(files), sourcepath=[str(p) for p in cp.sourcepath],
-                            classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                            encoding=module.encoding), progress=index_progress, on_files=stage_files)
-                    staged[1] += stage_oversized(staging, snap, module.id, scope_name, scope_counts)
-                    reused += staged[1]
-                    t_index += time.perf_counter() - t - staged[0]
-                    t_stage += staged[0]
-                    done_before += len(files)
-                    lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
-                            for lim in cp.limitations]
-                    limitations += lims
-                    modules_meta.append({"module": module.id, "scope": scope_name, "release": cp.release,
-                                         "encoding": module.encoding, **scope_counts,
-                                         "limitations": [lim["kind"] for lim in lims]})
-                timings["index"] = t_index
-                timings["stage"] = t_stage
-
-                say({"phase": "check", "message": "checking that no input changed during the sync"})
-                limitations += snapshots.limitations(snap) + ALWAYS_LIMITATIONS
-                say({"phase": "publish", "message": "publishing"})
-                number = _publish(staging, snap, t0, timings, {
-                    "modules": modules_meta, "limitations": limitations,
-                    "module_ids": [m.id for m in workspace.modules]})
-            return _result(store, number, root, state, workspace, t0, modules_meta, limitations, reused, timings)
-        finally:
-            store.close()
+                if reader is not None:
+                    reader.close()
+            return _result(run, store, number, inputs, staged, todo)
     finally:
         if own_worker and worker is not None:
             worker.close()
         lock.release()
+
+
+@dataclass
+class _Run:
+    """What every phase of one sync shares."""
+
+    root: Path
+    say: Progress
+    t0: float
+    state: Path = Path()
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Inputs:
+    """The sync's inputs, as the planner and the indexer see them."""
+
+    workspace: Workspace
+    snap: snapshots.Snapshot
+    jobs: dict[Job, tuple[Module, ClasspathResult]]   # module and scope -> how to index it, in order
+    files: dict[str, FileEntry]                       # relpath -> where it is indexed
+    envs: dict[Job, str]                              # job -> environment fingerprint
+    visible: dict[Job, set[Job]]                      # job -> the jobs that see its sources
+    pom_changed: set[str]                             # module ids whose pom.xml changed
+
+
+@dataclass
+class _Staged:
+    """What the index phase staged: per file (job, binding complete, references, problems)."""
+
+    per_file: dict[str, tuple[Job, bool, int, int]] = field(default_factory=dict)
+    reindexed: int = 0
+    reused: int = 0
+    rounds: int = 0
+
+
+def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous: GenerationInfo | None,
+             worker: Worker, allow_online: bool, maven_timeout: float) -> dict[Job, ClasspathResult]:
+    """Classpaths from Maven; meanwhile a JVM starts and warms up when sources or POMs changed."""
+    t = time.perf_counter()
+    starter = None
+    if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
+        starter = _Starter(worker, warm=previous is None)
+        starter.start()
+
+    def maven_progress(message: str) -> None:
+        faults.hit("sync.maven")
+        run.say({"phase": "maven", "message": message})
+
+    try:
+        classpaths = resolve_classpaths(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
+                                        progress=maven_progress)
+    finally:
+        if starter is not None:
+            starter.join()    # never close the worker while its start is under way
+    run.timings["maven"] = time.perf_counter() - t
+    if starter is not None and starter.error is not None:
+        raise starter.error
+    for cp in classpaths.values():
+        snapshots.add_classpath(snap, cp.classpath)
+    return classpaths
+
+
+def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpaths: dict[Job, ClasspathResult],
+            previous: GenerationInfo | None) -> _Inputs:
+    jobs: dict[Job, tuple[Module, ClasspathResult]] = {}
+    files: dict[str, FileEntry] = {}
+    roots: dict[Job, list[Path]] = {}
+    for module in workspace.modules:
+        for scope_name, scope in module.scopes.items():
+            cp = classpaths.get((module.id, scope_name))
+            listed = snap.scope_files.get((module.id, scope_name), {})
+            roots[(module.id, scope_name)] = list(scope.roots)
+            if (listed or has_oversized(snap, module.id, scope_name)) and cp is not None:
+                jobs[(module.id, scope_name)] = (module, cp)
+                for abs_path, rel in listed.items():
+                    files[rel] = FileEntry(rel, module.id, scope_name, abs_path)
+    envs = {job: environment(cp, module.encoding, snap.classpath) for job, (module, cp) in jobs.items()}
+    old_poms = previous.snapshot.get("poms", {}) if previous is not None else {}
+    pom_changed = set()
+    for module in workspace.modules:
+        rel = _relpath(run.root, module.pom_path)
+        if (old_poms.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
+            pom_changed.add(module.id)
+    return _Inputs(workspace, snap, jobs, files, envs,
+                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), pom_changed)
+
+
+def _relpath(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path.resolve())
+
+
+def _plan(run: _Run, inputs: _Inputs, previous: GenerationInfo | None, reader: Reader | None,
+          force: bool) -> Plan:
+    """Which files the first indexing round takes (the planner's module doc says why)."""
+    t = time.perf_counter()
+    sha = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
+    indexer_changed = previous is not None and previous.snapshot.get("indexer_version") != INDEXER_VERSION
+    previous_envs = previous.meta.get("environments") if previous is not None else None
+    oversized = {rel: inputs.snap.files[rel][2] for rel in inputs.snap.oversized}
+    todo = plan(inputs.files, sha, inputs.envs, inputs.pom_changed, reader, previous_envs, force=force,
+                indexer_changed=indexer_changed, oversized=oversized,
+                was_oversized=previous.snapshot.get("oversized") or {} if previous is not None else ())
+    faults.hit("sync.planned")
+    run.timings["plan"] = time.perf_counter() - t
+    return todo
+
+
+def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: snapshots.Snapshot,
+               inputs: _Inputs) -> SyncResult:
+    """No input changed: publish nothing. Only the stats (mtimes of touched files) and the commit
+    are brought up to date on the current generation, so that it reads as fresh."""
+    assert previous is not None
+    changed = snapshots.changes(snap)
+    if changed:
+        raise StaleSnapshotError(changed)
+    now = snap.to_json()
+    commit = git_head(run.root)
+    if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots")) or \
+            previous.meta.get("commit") != commit:
+        store.refresh_generation(previous.number, now, {"commit": commit})
+    old = previous.meta
+    run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
+             "total": len(inputs.files)})
+    counts = _counts(old.get("counts", {}), inputs, old.get("limitations", []))
+    return SyncResult(previous.number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
+                      old.get("modules", []), old.get("limitations", []), counts["files"], run.timings,
+                      published=False, incremental=True)
+
+
+def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: Plan,
+           reader: Reader | None) -> _Staged:
+    """Index in rounds until nothing more is affected, staging each file's facts as they stream
+    in; then list the files no edit affects with their stored versions."""
+    staged = _Staged()
+    propagation = None if todo.full or reader is None else Propagation(reader, inputs.files, inputs.visible)
+    done: set[str] = set()
+    batch = set(todo.first)
+    deleted = set(todo.deleted)    # a deletion alone affects other files too
+    while batch or deleted:
+        staged.rounds += 1
+        if staged.rounds > 1:
+            faults.hit("sync.next_round")
+        signatures, edges = _index_round(run, worker, staging, inputs, batch, staged, len(done))
+        done |= batch
+        if propagation is None:
+            break
+        batch = propagation.after_round(signatures, edges, deleted, done)
+        deleted = set()
+    if reader is not None:
+        old = {f.path: f for f in reader.files()}
+        kept = [(rel, fv) for rel, fv in todo.reusable.items() if rel not in done]
+        staging.reuse_versions(kept)
+        for rel, _fv in kept:
+            f = old[rel]
+            staged.per_file[rel] = ((f.module, f.scope), f.binding_complete, f.references, f.problems)
+        staged.reused += len(kept)
+    for job in inputs.jobs:
+        # Files too large to index: staged without facts, each a named limitation (see `snapshot`).
+        counts = {"files": 0, "problems": 0}
+        staged.reused += stage_oversized(staging, inputs.snap, job[0], job[1], counts)
+        for rel, (m, s, _size) in inputs.snap.oversized.items():
+            if (m, s) == job:
+                staged.per_file[rel] = (job, False, 0, 1)
+    return staged
+
+
+def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, batch: set[str],
+                 staged: _Staged, done_before: int) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
+    """Index `batch` (relpaths), one worker request per module and scope, with the whole
+    sourcepath and classpath (so one file alone is indexed exactly as in a full run)."""
+    signatures: dict[str, Signatures] = {}
+    edges: list[tuple[str, str, str]] = []
+    total = done_before + len(batch)
+    for job, (module, cp) in inputs.jobs.items():
+        paths = sorted(inputs.files[rel].abs_path for rel in batch if
+                       (inputs.files[rel].module, inputs.files[rel].scope) == job)
+        if not paths:
+            continue
+        t = time.perf_counter()
+        stage_time = [0.0]
+
+        def index_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
+            faults.hit("sync.indexing")
+            run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done, "total": total})
+
+        def stage_files(chunk: list[FileFacts], _job: Job = job, _encoding: str = module.encoding,
+                        _spent: list[float] = stage_time) -> None:
+            # Runs while the JVM indexes the next chunk (the worker streams its facts).
+            ts = time.perf_counter()
+            for ff in chunk:
+                rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges)
+                faults.hit("sync.staging")
+                staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
+            _spent[0] += time.perf_counter() - ts
+
+        run.say({"phase": "index", "module": job[0], "scope": job[1], "done": done_before, "total": total})
+        worker.index(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
+                                  classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                                  encoding=module.encoding), progress=index_progress, on_files=stage_files)
+        staged.reindexed += len(paths)
+        done_before += len(paths)
+        run.timings["index"] = run.timings.get("index", 0.0) + time.perf_counter() - t - stage_time[0]
+        run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
+    return signatures, edges
+
+
+def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: FileFacts, staged: _Staged,
+               signatures: dict[str, Signatures], edges: list[tuple[str, str, str]]) -> str:
+    """Stage one indexed file with its summary (names and signatures, read from the same bytes
+    that the snapshot hashed: a file edited since then fails the sync as stale)."""
+    rel = inputs.snap.scope_files.get(job, {}).get(ff.path)  # the indexer hands back the path it was given
+    entry = inputs.snap.files.get(rel) if rel is not None else None
+    if rel is None or entry is None:
+        raise StaleSnapshotError([rel or ff.path])
+    try:
+        data = Path(ff.path).read_bytes()
+    except OSError:
+        raise StaleSnapshotError([rel]) from None
+    if hashlib.sha256(data).hexdigest() != entry[2]:
+        raise StaleSnapshotError([rel])
+    summary = summarize(data.decode(_codec(encoding), errors="replace"), ff)
+    _fv, was_reused = staging.add_file(job[0], job[1], rel, entry[2], entry[0], ff, summary)
+    staged.reused += was_reused
+    signatures[rel] = summary.signatures
+    edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
+    return rel
+
+
+def _codec(encoding: str) -> str:
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return "utf-8"
+
+
+def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[str, Any]) -> int:
+    """Check that no input changed while the sync ran, then publish in one transaction."""
+    run.say({"phase": "check", "message": "checking that no input changed during the sync"})
+    changed = snapshots.changes(snap)
+    if changed:
+        raise StaleSnapshotError(changed)
+    faults.hit("sync.before_publish")
+    run.say({"phase": "publish", "message": "publishing"})
+    t = time.perf_counter()
+    number = staging.publish({"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                              "duration": round(time.perf_counter() - run.t0, 3), **meta})
+    run.timings["publish"] = time.perf_counter() - t
+    return number
+
+
+def _meta(inputs: _Inputs, staged: _Staged) -> dict[str, Any]:
+    """The generation's metadata: per module and scope counts, limitations, environments."""
+    per_job: dict[Job, dict[str, int]] = {job: {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
+                                          for job in inputs.jobs}
+    for job, complete, references, problems in staged.per_file.values():
+        c = per_job[job]
+        c["files"] += 1
+        c["bindingComplete"] += bool(complete)
+        c["references"] += references
+        c["problems"] += problems
+    modules_meta, limitations = [], []
+    for job, (module, cp) in inputs.jobs.items():
+        lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
+                for lim in cp.limitations]
+        limitations += lims
+        modules_meta.append({"module": job[0], "scope": job[1], "release": cp.release,
+                             "encoding": module.encoding, **per_job[job],
+                             "limitations": [lim["kind"] for lim in lims]})
+    limitations += snapshots.limitations(inputs.snap) + ALWAYS_LIMITATIONS
+    return {"modules": modules_meta, "limitations": limitations,
+            "module_ids": [m.id for m in inputs.workspace.modules],
+            "environments": {f"{job[0]} {job[1]}": env for job, env in inputs.envs.items()},
+            "reindexed_files": staged.reindexed}
+
+
+def _counts(published: dict[str, int], inputs: _Inputs, limitations: list[Any]) -> dict[str, int]:
+    return {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
+            "references": published.get("references", 0), "problems": published.get("problems", 0),
+            "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
+            "modules": len(inputs.workspace.modules), "symbols": published.get("declarations", 0),
+            "limitations": len(limitations)}
+
+
+def _result(run: _Run, store: Store, number: int, inputs: _Inputs, staged: _Staged, todo: Plan) -> SyncResult:
+    """The summary of a published generation; its counts are the ones the store computed at publish."""
+    info = store.current_generation()
+    meta = info.meta if info else {}
+    limitations = meta.get("limitations", [])
+    counts = _counts(meta.get("counts", {}), inputs, limitations)
+    return SyncResult(number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
+                      meta.get("modules", []), limitations, staged.reused, run.timings, published=True,
+                      reindexed_files=staged.reindexed, incremental=not todo.full, rounds=staged.rounds,
+                      full_reason=todo.why)

@@ -1,0 +1,294 @@
+"""Which files a sync must index: the incremental planner (DESIGN section 5).
+
+A sync indexes in rounds. The first round is what the inputs say changed:
+
+- every file of a module and scope whose environment changed (its POM, the
+  classpath entries Maven resolved and their stats, the sourcepath, the Java
+  release or the encoding), or of every module when there is no usable
+  previous generation (the first sync, `force`, another indexer version, a
+  store written before the name index existed);
+- the added and changed files (by content hash); the deleted files are
+  dropped from the manifest.
+
+After each round, `Propagation.after_round` compares the declaration
+signatures (`summary`) of every file indexed or deleted in it with those of
+its previous version. What changed decides the next round:
+
+- files that mention a simple name that was declared or changed (the
+  per-file name index: a new declaration can capture a name elsewhere, a
+  more specific overload, a newly resolvable type), including, for an enum
+  whose constants changed, the names of all its constants (a switch that is
+  no longer exhaustive); for an added or deleted file, the package names
+  that appeared or vanished;
+- for a removed or changed declaration: the files whose stored references
+  point into it (also a `super(...)` or an enum constant, whose token is not
+  the constructor's name), the files whose stored relations point to it
+  (an override), and the files with a problem naming it (an ambiguity it
+  caused). A file that mentions a removed declaration's name without any of
+  these did not bind to it, and removing a declaration it did not bind to
+  cannot change its bindings: so a removal alone does not consult the name
+  index (deleting a test class with an `equals` re-indexes its users, not
+  every file that says `equals`);
+- files declaring a subtype (transitively) of a type whose members changed
+  (a new abstract method, an implicit `super()` that no longer binds, an
+  override that appears or goes);
+- files that mention an interface or annotation type one of whose members
+  changed (`implements I` with a new abstract method, `@A` with a new
+  element);
+- every file that can see the changed one (its module and scope, and the
+  modules and scopes whose sourcepath holds its source root) when a type's
+  supertypes changed, when a method of an interface with at most two
+  methods was added or changed (a lambda's target type need not be named in
+  the file that holds the lambda), or when a `close` or `iterator` method changed
+  (try-with-resources and for-each call them without naming them);
+- after a static final field changed, the fields of the files re-indexed
+  for it count as changed too (a constant computed from it).
+
+A file whose own signatures change because of that (a field whose type
+moved) feeds the next round the same way, until a round changes nothing
+more. The result equals a from-scratch sync (tests/test_incremental_diff.py
+compares them fact by fact after hundreds of random edits).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from pybridge.store import Reader
+from pybridge.workspace import ClasspathResult
+
+from .summary import DECLARING, KIND, MODIFIERS, NAME, SUPERS, Signature, Signatures, changed_entries
+
+Job = tuple[str, str]   # (module id, scope)
+
+
+def environment(cp: ClasspathResult, encoding: str, classpath_stats: dict[str, list[int]]) -> str:
+    """The fingerprint of everything but the sources that one module and scope is indexed with."""
+    payload = [[str(p), classpath_stats.get(str(p))] for p in cp.classpath], \
+        [str(p) for p in cp.sourcepath], str(cp.release), encoding
+    return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:24]
+
+
+@dataclass
+class FileEntry:
+    rel: str
+    module: str
+    scope: str
+    abs_path: str
+
+
+@dataclass
+class Plan:
+    full: bool
+    why: str                                   # why a full index, or '' for incremental
+    first: set[str] = field(default_factory=set)       # relpaths to index in the first round
+    deleted: set[str] = field(default_factory=set)     # relpaths of the previous generation now gone
+    reusable: dict[str, int] = field(default_factory=dict)   # relpath -> previous file version id
+
+    @property
+    def unchanged(self) -> bool:
+        return not self.full and not self.first and not self.deleted
+
+
+def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str], pom_changed: set[str],
+         previous: Reader | None, previous_envs: dict[str, str] | None, *, force: bool, indexer_changed: bool,
+         oversized: dict[str, str] | None = None, was_oversized: Iterable[str] = ()) -> Plan:
+    """The first round. `files`: the files to be in the new generation; `sha`: their content
+    hashes; `envs`: each job's environment fingerprint; `pom_changed`: module ids whose POM changed;
+    `oversized`: relpath -> content hash of the files too large to index (staged without facts:
+    one that is new or changed counts as deleted, since whatever it declared is gone);
+    `was_oversized`: the files the previous generation stored without facts (indexed now if they fit)."""
+    oversized = oversized or {}
+    was_oversized = set(was_oversized)
+    why = ("no previous generation" if previous is None else "forced" if force
+           else "new indexer version" if indexer_changed
+           else "the previous generation has no per-file summaries" if previous_envs is None
+           or previous.unsummarized_files() else "")
+    if why:
+        return Plan(True, why, first=set(files))
+    assert previous is not None and previous_envs is not None
+    old = {f.path: f for f in previous.files()}
+    p = Plan(False, "")
+    whole = {job for job, env in envs.items() if previous_envs.get(f"{job[0]} {job[1]}") != env
+             or job[0] in pom_changed}
+    for rel, entry in files.items():
+        before = old.get(rel)
+        if (entry.module, entry.scope) in whole or before is None or before.content_sha256 != sha[rel] \
+                or (before.module, before.scope) != (entry.module, entry.scope) or rel in was_oversized:
+            p.first.add(rel)
+        else:
+            p.reusable[rel] = before.file_version_id
+    p.deleted = {rel for rel in old if rel not in files and rel not in oversized}
+    p.deleted |= {rel for rel, digest in oversized.items()
+                  if rel not in old or old[rel].content_sha256 != digest}
+    return p
+
+
+class Propagation:
+    """Decides each next round from what the last one changed (see the module doc)."""
+
+    def __init__(self, previous: Reader, files: dict[str, FileEntry], visible: dict[Job, set[Job]]) -> None:
+        self.r = previous
+        self.files = files
+        self.visible = visible       # job -> the jobs that can see its sources
+        self.old_files = {f.path: f for f in previous.files()}
+        self._old_sigs: dict[str, Signatures] = {}
+        self._edges: list[tuple[str, str, str]] | None = None
+        self._new_edges: dict[str, list[tuple[str, str, str]]] = {}   # relpath -> edges as re-indexed
+        self.escalated: set[Job] = set()
+        self._redone: set[str] = set()     # files re-indexed or deleted so far: their old edges are void
+        self._constants: set[str] = set()  # names of the fields the last round changed
+
+    def old_signatures(self, paths: Iterable[str]) -> dict[str, Signatures]:
+        want = [p for p in paths if p not in self._old_sigs and p in self.old_files]
+        if want:
+            got = self.r.signatures(self.old_files[p].file_version_id for p in want)
+            for p in want:
+                self._old_sigs[p] = got.get(self.old_files[p].file_version_id, {})
+        return {p: self._old_sigs.get(p, {}) for p in paths}
+
+    def after_round(self, new_sigs: dict[str, Signatures], new_edges: list[tuple[str, str, str]],
+                    deleted: Iterable[str], done: set[str]) -> set[str]:
+        """The files the next round must index, given the signatures of the files just indexed
+        (`new_sigs`, by relpath), their supertype edges, the files deleted, and every file
+        indexed so far (`done`)."""
+        deleted = set(deleted)
+        self._redone |= set(new_sigs) | deleted
+        old_sigs = self.old_signatures([*new_sigs, *deleted])
+        names: set[str] = set()
+        gone_keys: set[str] = set()
+        gone_names: set[str] = set()
+        member_of: set[str] = set()      # types whose members or header changed
+        escalate: set[str] = set()       # relpaths whose viewers must all be re-indexed
+        fields: set[str] = set()         # names of fields and enum constants that changed
+        if self._constants:
+            # A constant's value flows into constants of the files that use it (B = C + 1): their
+            # fields count as changed too, though their text is not.
+            users = self.r.paths_mentioning(self._constants) & set(new_sigs)
+            for path in users:
+                fields.update(e[NAME] for e in new_sigs[path].values() if _constant(e, new_sigs[path]))
+            names |= fields
+        for path in [*new_sigs, *deleted]:
+            before, after = old_sigs.get(path, {}), new_sigs.get(path, {})
+            both = {**before, **after}
+            for key, a, b in changed_entries(before, after):
+                entry = b or a
+                assert entry is not None
+                if b is not None:
+                    names.add(b[NAME])       # declared or changed: it may capture a name elsewhere
+                if a is not None:
+                    gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
+                    gone_names.add(a[NAME])
+                member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
+                if entry[KIND] in _TYPE_KINDS:
+                    member_of.add(key)
+                if a is not None and b is not None and a[SUPERS] != b[SUPERS]:
+                    escalate.add(path)
+                if entry[KIND] == "ENUM_CONSTANT":
+                    names.update(e[NAME] for e in both.values()
+                                 if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING])
+                owner = both.get(entry[DECLARING])
+                if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
+                    names.add(owner[NAME])    # `@A` with a new element, `implements I` with a new method
+                if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
+                    escalate.add(path)
+                if entry[KIND] == "METHOD" and b is not None:
+                    # A removed method reaches its lambdas through the stored references to the
+                    # methods whose parameter types named its interface (their keys change too).
+                    if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION") and any(
+                            sum(1 for e in sigs.values() if e[KIND] == "METHOD" and e[DECLARING] == entry[DECLARING])
+                            <= 2 for sigs in (before, after)):
+                        escalate.add(path)
+                if _constant(entry, both):
+                    fields.add(entry[NAME])
+            if path in deleted or path not in self.old_files:
+                names.update(self._package_names(path, deleted))
+        self._constants = fields - {""}
+        names.discard("")
+        out: set[str] = set()
+        if names:
+            out |= self.r.paths_mentioning(names)
+        if gone_keys:
+            out |= self.r.paths_referencing(gone_keys) | self.r.paths_relating_to(gone_keys)
+        gone_names.discard("")
+        if gone_names:
+            out |= self.r.paths_with_problems_named(gone_names)
+        out |= self._subtype_files(member_of, new_edges)
+        for path in escalate:
+            out |= self._viewers(path)
+        return {p for p in out if p in self.files and p not in done}
+
+    def _subtype_files(self, types: set[str], new_edges: list[tuple[str, str, str]]) -> set[str]:
+        for path, sub, sup in new_edges:
+            self._new_edges.setdefault(path, []).append((path, sub, sup))
+        if not types:
+            return set()
+        if self._edges is None:
+            self._edges = self.r.supertype_edges()
+        edges = [e for e in self._edges if e[0] not in self._new_edges and e[0] not in self._redone]
+        edges += [e for per_file in self._new_edges.values() for e in per_file]
+        subs_of: dict[str, list[tuple[str, str]]] = {}
+        for path, sub, sup in edges:
+            subs_of.setdefault(sup, []).append((path, sub))
+        seen, todo, paths = set(types), list(types), set()
+        while todo:
+            for path, sub in subs_of.get(todo.pop(), []):
+                paths.add(path)
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+        return paths
+
+    def _viewers(self, path: str) -> set[str]:
+        entry = self.files.get(path)
+        old = self.old_files.get(path)
+        jobs: set[Job] = set()
+        for job in ([(entry.module, entry.scope)] if entry else []) + ([(old.module, old.scope)] if old else []):
+            jobs |= {job} | self.visible.get(job, set())
+        self.escalated |= jobs
+        return {rel for rel, f in self.files.items() if (f.module, f.scope) in jobs}
+
+    def _package_names(self, path: str, deleted: set[str]) -> set[str]:
+        """Segments of the file's folder that no other file of the workspace lives under:
+        packages that appeared or vanished with it (an `import p.*` elsewhere changes)."""
+        parent = PurePosixPath(path).parent
+        others = [PurePosixPath(p).parent for p in {*self.files, *self.old_files}
+                  if p != path and p not in deleted]
+        out: set[str] = set()
+        folder = parent
+        while folder.name and not any(o == folder or folder in o.parents for o in others):
+            out.add(folder.name)
+            folder = folder.parent
+        return out
+
+
+_TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
+_STATIC_FINAL = 0x8 | 0x10   # JDT Modifier.STATIC | Modifier.FINAL
+# Methods that code calls without naming them: try-with-resources, for-each.
+_IMPLICITLY_CALLED = frozenset({"close", "iterator"})
+
+
+def _constant(entry: Signature, sigs: Signatures) -> bool:
+    """Whether a declaration may be a compile-time constant (a static final field, or any field
+    of an interface or annotation, static and final implicitly)."""
+    if entry[KIND] != "FIELD":
+        return False
+    owner = sigs.get(entry[DECLARING])
+    modifiers = entry[MODIFIERS] if len(entry) > MODIFIERS else _STATIC_FINAL
+    return (modifiers & _STATIC_FINAL) == _STATIC_FINAL or \
+        (owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"))
+
+
+def visibility(jobs: dict[Job, ClasspathResult], roots: dict[Job, list[Path]]) -> dict[Job, set[Job]]:
+    """job -> the jobs whose sourcepath holds one of its source roots (who can see its code)."""
+    out: dict[Job, set[Job]] = {job: set() for job in roots}
+    for viewer, cp in jobs.items():
+        path = {str(p) for p in cp.sourcepath}
+        for job, job_roots in roots.items():
+            if job != viewer and any(str(r) in path for r in job_roots):
+                out[job].add(viewer)
+    return out

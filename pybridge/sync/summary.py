@@ -1,0 +1,157 @@
+"""What other files can depend on in one source file: its names and its declarations' signatures.
+
+Incremental sync (see `planner`) keeps, per file version:
+
+- `names`: every identifier token of the file's text, comments and string
+  literals included (a superset of the simple names the file can mention);
+- `signatures`: binding key -> `[kind, name, declaring key, supertypes, digest, modifiers]`
+  for each declaration that code in other files can see: types, methods,
+  constructors, fields, enum constants and record components that are not
+  inside a body (local and anonymous classes, whose keys hold source offsets,
+  are left out, and so are parameters, locals and type parameters, which
+  belong to their declaration's signature). `digest` covers the kind, names,
+  display, SCIP symbol (its overload index changes when overloads move),
+  modifiers, the declaring key, a type's supertypes, and the source text of
+  the declaration's signature: for a method or constructor the text from its
+  Javadoc to its body (annotations, parameters and throws included, so a
+  `@Deprecated` or a renamed parameter type counts), for a type its header,
+  for a field or enum constant its whole text (a constant's value can matter
+  elsewhere: switch labels, constant folding). An edit inside a method body
+  changes no signature.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pybridge.facts import Declaration, FileFacts, codepoints
+from pybridge.store.staging import FileSummary
+
+IDENTIFIER = re.compile(r"(?:[^\W\d]|\$)[\w$]*")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
+CALLABLE_KINDS = frozenset({"METHOD", "CONSTRUCTOR"})
+MEMBER_KINDS = TYPE_KINDS | CALLABLE_KINDS | {"FIELD", "ENUM_CONSTANT", "RECORD_COMPONENT"}
+# A declaration inside one of these is local to its file's bodies.
+_BODY_KINDS = frozenset({"METHOD", "CONSTRUCTOR", "INITIALIZER", "FIELD", "ENUM_CONSTANT", "LOCAL",
+                         "PARAMETER"})
+
+Signature = list[Any]            # [kind, name, declaring key, supertypes digest, digest, modifiers]
+Signatures = dict[str, Signature]  # binding key -> signature
+
+# Positions of a signature entry.
+KIND, NAME, DECLARING, SUPERS, DIGEST, MODIFIERS = range(6)
+
+
+def names(text: str) -> frozenset[str]:
+    """Every identifier token of a Java source text (comments and literals included)."""
+    return frozenset(IDENTIFIER.findall(text))
+
+
+class _Text:
+    """Offsets into a source text from LSP positions (0-based line, UTF-16 character)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+    def offset(self, line: int, char: int) -> int:
+        if line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        return start + codepoints(self.text[start:end], char)
+
+
+def _body_start(text: str, pos: int, end: int) -> int:
+    """The offset of the first `{` or `;` at bracket depth 0 in text[pos:end], skipping
+    comments and literals; `end` when there is none."""
+    depth = 0
+    i = pos
+    while i < end:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            nl = text.find("\n", i)
+            i = end if nl < 0 else nl + 1
+            continue
+        if c == "/" and text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = end if close < 0 else close + 2
+            continue
+        if c in "\"'":
+            quote = '"""' if text.startswith('"""', i) else c
+            j = i + len(quote)
+            while j < end and not text.startswith(quote, j):
+                j += 2 if text[j] == "\\" else 1
+            i = j + len(quote)
+            continue
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif depth <= 0 and c in "{;":
+            return i
+        i += 1
+    return end
+
+
+def _signature_text(src: _Text, d: Declaration, in_annotation: bool) -> str:
+    start = src.offset(d.span.start_line, d.span.start_char)
+    end = src.offset(d.span.end_line, d.span.end_char)
+    if d.kind in TYPE_KINDS or d.kind == "ENUM_CONSTANT" or (d.kind in CALLABLE_KINDS and not in_annotation):
+        name_end = src.offset(d.name_span.end_line, d.name_span.end_char)
+        end = _body_start(src.text, max(name_end, start), end)
+    return src.text[start:end]
+
+
+def signatures(text: str, facts: FileFacts) -> Signatures:
+    """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc)."""
+    by_key = {d.key: d for d in facts.declarations}
+    supers: dict[str, list[str]] = {}
+    for rel in facts.relations:
+        if rel.kind in ("extends", "implements"):
+            supers.setdefault(rel.from_key, []).append(f"{rel.kind} {rel.to_key}")
+
+    def visible(d: Declaration) -> bool:
+        if d.kind not in MEMBER_KINDS:
+            return False
+        parent = by_key.get(d.declaring_key)
+        seen = 0
+        while parent is not None and seen < 64:
+            if parent.kind in _BODY_KINDS:
+                return False
+            parent = by_key.get(parent.declaring_key)
+            seen += 1
+        return True
+
+    src = _Text(text)
+    out: Signatures = {}
+    for d in facts.declarations:
+        if d.key in out or not visible(d):
+            continue
+        parent = by_key.get(d.declaring_key)
+        sig = _signature_text(src, d, parent is not None and parent.kind == "ANNOTATION")
+        sup = hashlib.sha256("\n".join(sorted(supers.get(d.key, []))).encode()).hexdigest()[:16] \
+            if d.kind in TYPE_KINDS else ""
+        payload = json.dumps([d.kind, d.name, d.display, d.dotted, d.scip, d.modifiers, d.declaring_key,
+                              sup, sig], ensure_ascii=False)
+        digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+        out[d.key] = [d.kind, d.name, d.declaring_key, sup, digest, d.modifiers]
+    return out
+
+
+def summarize(text: str, facts: FileFacts) -> FileSummary:
+    return FileSummary(names(text), signatures(text, facts))
+
+
+def changed_entries(old: Signatures, new: Signatures) -> Iterable[tuple[str, Signature | None, Signature | None]]:
+    """(key, old entry or None, new entry or None) for every declaration added, removed or changed."""
+    for key in old.keys() | new.keys():
+        a, b = old.get(key), new.get(key)
+        if a is None or b is None or a[DIGEST] != b[DIGEST]:
+            yield key, a, b

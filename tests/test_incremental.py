@@ -1,0 +1,193 @@
+"""Incremental sync: a no-op publishes nothing, an edit re-indexes only what it can affect,
+keys outlive generations (DESIGN section 5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pybridge.store import Store
+from pybridge.sync import store_path, sync
+
+from .incremental_edits import differences
+from .test_query_support import err, facade_for, key_of, ok
+
+ROOT = Path(__file__).resolve().parent.parent
+BANNER = "app/src/main/java/com/acme/app/Banner.java"
+GREETER = "core/src/main/java/com/acme/core/Greeter.java"
+NAMES = "core/src/main/java/com/acme/core/Names.java"
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory, samples, worker):
+    """The reactor sample synced once (Maven runs once for the module); each test gets a copy of
+    the state and the pristine tree back at the same path (the classpath cache is keyed by it)."""
+    base = tmp_path_factory.mktemp("incremental")
+    root = base / "reactor"
+    shutil.copytree(samples / "reactor", root)
+    first = sync(root, state_dir=base / "state", worker=worker)
+    return root, base / "state", first
+
+
+@pytest.fixture
+def reactor(synced, samples, tmp_path):
+    root, base_state, first = synced
+    shutil.rmtree(root)
+    shutil.copytree(samples / "reactor", root)     # copy2: the mtimes of the first sync
+    state = tmp_path / "state"
+    shutil.copytree(base_state, state)
+    return root, state, first
+
+
+def edit(root: Path, path: str, old: str, new: str) -> None:
+    text = (root / path).read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    (root / path).write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def versions(state: Path) -> dict[str, int]:
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        return {f.path: f.file_version_id for f in r.files()}
+
+
+def test_an_edit_inside_a_method_body_reindexes_that_file_alone_and_shares_every_other_version(reactor, worker):
+    root, state, first = reactor
+    before = versions(state)
+    edit(root, BANNER, "String line =", "String line = /* edited */")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.incremental and result.generation == first.generation + 1
+    assert result.reindexed_files == 1 and result.rounds == 1
+    after = versions(state)
+    assert {p for p in after if after[p] != before[p]} == {BANNER}
+
+
+def test_a_changed_signature_reindexes_its_callers_and_equals_a_fresh_sync(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    edit(root, BANNER, "String frame(String", "String frame(CharSequence")
+    result = sync(root, state_dir=state, worker=worker)
+    assert 1 < result.reindexed_files < 9 and result.rounds >= 2
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
+def test_a_touched_file_publishes_nothing_and_the_generation_reads_as_fresh(reactor, worker, samples):
+    root, state, first = reactor
+    path = root / NAMES
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
+    again = sync(root, state_dir=state, worker=worker)
+    assert not again.published and again.generation == first.generation
+    with facade_for((root, state), worker=worker) as facade:
+        status = ok(facade, "status", {})
+        assert status["generation"] == first.generation and status["stale"] is False
+
+
+def test_a_no_op_sync_keeps_keys_and_cursors_of_the_current_generation(reactor, worker):
+    root, state, first = reactor
+    with facade_for((root, state), worker=worker) as facade:
+        key = key_of(facade, "Names.normalize")
+        page = ok(facade, "find_references", {"symbolKey": key, "limit": 1})
+        listing = ok(facade, "find_symbol", {"query": "greet", "limit": 1})
+        result = ok(facade, "sync", {})
+        assert result["published"] is False and result["unchanged"] is True
+        assert result["generation"] == first.generation and result["reindexedFiles"] == 0
+        ok(facade, "find_references", {"symbolKey": key, "limit": 1, "cursor": page["nextCursor"]})
+        ok(facade, "find_symbol", {"query": "greet", "limit": 1, "cursor": listing["nextCursor"]})
+        assert key_of(facade, "Names.normalize") == key
+
+
+def test_a_key_answers_after_an_edit_elsewhere_and_names_its_renamed_successor_when_gone(reactor, worker):
+    root, state, _ = reactor
+    with facade_for((root, state), worker=worker) as facade:
+        key = key_of(facade, "Banner.frame")
+        before = ok(facade, "find_references", {"symbolKey": key})
+        edit(root, BANNER, "String line =", "String line = /* a body edit */")
+        ok(facade, "sync", {})
+        after = ok(facade, "find_references", {"symbolKey": key})
+        assert after["symbol"]["symbolKey"] == key and after["meta"]["total"] == before["meta"]["total"]
+        text = (root / BANNER).read_text(encoding="utf-8").replace("frame(", "border(")
+        (root / BANNER).write_text(text, encoding="utf-8")
+        app = root / "app/src/main/java/com/acme/app/App.java"
+        app.write_text(app.read_text(encoding="utf-8").replace("Banner.frame(", "Banner.border("), encoding="utf-8")
+        ok(facade, "sync", {})
+        stale = err(facade, "find_references", {"symbolKey": key}, "stale_key")
+        assert stale["replacement"] == key_of(facade, "Banner.border")
+        assert ok(facade, "find_references", {"symbolKey": stale["replacement"]})["meta"]["total"] >= 1
+
+
+def test_a_key_of_a_changed_signature_names_the_one_overload_left(reactor, worker):
+    root, state, _ = reactor
+    with facade_for((root, state), worker=worker) as facade:
+        key = key_of(facade, "Banner.frame")
+        edit(root, BANNER, "String frame(String", "String frame(CharSequence")
+        ok(facade, "sync", {})
+        stale = err(facade, "find_references", {"symbolKey": key}, "stale_key")
+        assert stale["replacement"] == key_of(facade, "Banner.frame")
+
+
+def test_a_deleted_file_is_dropped_and_its_users_are_reindexed(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    (root / GREETER).unlink()
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.counts["files"] == 8 and result.reindexed_files >= 2
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
+def test_the_cli_sync_says_how_many_files_it_reindexed(reactor):
+    root, state, _ = reactor
+    edit(root, BANNER, "String line =", "String line = /* edited */")
+    env = dict(os.environ, PYBRIDGE_HEAP="512m")
+    out = subprocess.run([sys.executable, "-m", "pybridge.cli", "sync", str(root), "--state-dir", str(state),
+                          "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["reindexedFiles"] == 1 and result["reusedFiles"] == 8 and result["published"] is True
+    out = subprocess.run([sys.executable, "-m", "pybridge.cli", "sync", str(root), "--state-dir", str(state)],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "no input changed" in out.stdout and "stays current" in out.stdout
+
+
+def test_a_constant_that_flows_into_another_files_constant_reaches_its_users(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    core = root / "core/src/main/java/com/acme/core"
+    (core / "Limits.java").write_text("package com.acme.core;\n\npublic final class Limits {\n"
+                                      "    public static final int A = 1;\n}\n", encoding="utf-8")
+    (core / "Derived.java").write_text("package com.acme.core;\n\npublic final class Derived {\n"
+                                       "    public static final int B = Limits.A + 1;\n}\n", encoding="utf-8")
+    app = root / "app/src/main/java/com/acme/app/Switch.java"
+    app.write_text("package com.acme.app;\n\nimport com.acme.core.Derived;\n\nclass Switch {\n"
+                   "    static String pick(int x) {\n        switch (x) {\n            case Derived.B: return \"b\";\n"
+                   "            case 3: return \"three\";\n            default: return \"\";\n        }\n    }\n}\n",
+                   encoding="utf-8")
+    sync(root, state_dir=state, worker=worker)
+    edit(root, "core/src/main/java/com/acme/core/Limits.java", "A = 1", "A = 2")   # B becomes 3: a duplicate case
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.rounds >= 3
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        assert r.problems(path="app/src/main/java/com/acme/app/Switch.java")
+
+
+def test_a_new_annotation_element_reaches_the_files_that_use_the_annotation(reactor, worker, tmp_path):
+    root, state, _ = reactor
+    core = root / "core/src/main/java/com/acme/core"
+    (core / "Tag.java").write_text("package com.acme.core;\n\npublic @interface Tag {\n"
+                                   "    String value() default \"\";\n    String a() default \"\";\n"
+                                   "    String b() default \"\";\n}\n", encoding="utf-8")
+    user = root / "app/src/main/java/com/acme/app/Tagged.java"
+    user.write_text("package com.acme.app;\n\nimport com.acme.core.Tag;\n\n@Tag\nclass Tagged {\n}\n", encoding="utf-8")
+    sync(root, state_dir=state, worker=worker)
+    edit(root, "core/src/main/java/com/acme/core/Tag.java", "default \"\";", "default \"\";\n    int level();")
+    sync(root, state_dir=state, worker=worker)
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        assert r.problems(path="app/src/main/java/com/acme/app/Tagged.java")
