@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from pybridge.cli import main
+from pybridge.cli.live_options import live_options, live_serving
 from pybridge.cli.options import state_dir_option
 from pybridge.cli.render import RENDERERS
 
@@ -67,13 +68,16 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
 
 @main.command("serve", help="Serve the MCP tools for the workspaces given with --repo: over stdio by "
                             "default, or streamable HTTP with --http (bound to 127.0.0.1 unless --host says "
-                            "otherwise).")
+                            "otherwise). The server watches the workspaces and syncs edits in the background "
+                            "with a warm indexer JVM (--no-watch turns watching off).")
 @repo_option
 @state_dir_option
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option("--port", default=8765, show_default=True, type=int, help="HTTP port.")
-def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int) -> None:
+@live_options
+def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int,
+                  live: object) -> None:
     import anyio
 
     from pybridge.mcp.server import run_http, run_stdio
@@ -81,10 +85,11 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
 
     facade = _facade(repos, state_dir)
     try:
-        if http:
-            run_http(facade, TOOL_NAMES, host, port)
-        else:
-            anyio.run(run_stdio, facade, TOOL_NAMES)
+        with live_serving(facade, live):
+            if http:
+                run_http(facade, TOOL_NAMES, host, port)
+            else:
+                anyio.run(run_stdio, facade, TOOL_NAMES)
     finally:
         facade.close()
 

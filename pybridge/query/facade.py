@@ -25,6 +25,7 @@ from pybridge.errors import PybridgeError
 
 from . import tools_admin, tools_exact, tools_names
 from .errors import QueryError, clean, invalid, show
+from .freshness import LiveHook, answer_fresh
 from .models import ARG_MODELS
 from .workspace import Workspaces
 
@@ -110,7 +111,15 @@ class Facade:
         if tool == "sync":
             return tools_admin.sync_tool(self.spaces, parsed, progress, allow_online=self.allow_online,
                                          heap=self.heap, worker=self.worker, wait=self.wait)
-        return _HANDLERS[tool](self.spaces, parsed)
+        return answer_fresh(lambda: _HANDLERS[tool](self.spaces, parsed))
+
+    def attach_live(self, live: LiveHook, worker: Any = None) -> None:
+        """Let a live index (`pybridge.live`) keep the served workspaces fresh: exact tools wait for
+        its catch-ups, `status` shows its fields; `worker` (its warm worker) serves every sync."""
+        for ws in self.spaces.served:
+            ws.freshness.live = live
+        if worker is not None:
+            self.worker = worker
 
     def close(self) -> None:
         with self._lock:
