@@ -30,7 +30,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,6 +65,7 @@ class Check:
     at: float                 # time.monotonic() of the check
     failed: bool = False      # the check itself could not run: treated as stale
     source: "Freshness | None" = field(default=None, compare=False, repr=False)
+    reused: bool = False      # served from the cache (not computed for this call)
 
 
 class CatchUp(Protocol):
@@ -100,6 +101,7 @@ class Freshness:
         self.live: LiveHook | None = None
         self._lock = threading.Lock()
         self._last: Check | None = None
+        self._generation: GenerationInfo | None = None
 
     def check(self, generation: GenerationInfo) -> Check:
         live = self.live
@@ -108,7 +110,8 @@ class Freshness:
             if (last is not None and last.generation == generation.number
                     and time.monotonic() - last.at < self.ttl
                     and not (live is not None and live.changed_since(self.root, last.at))):
-                return last
+                return replace(last, reused=True)
+            self._generation = generation
             failed = False
             at = time.monotonic()
             try:
@@ -119,6 +122,15 @@ class Freshness:
         if live is not None and (changed or failed):
             live.notice(self.root)
         return self._last
+
+    def recheck(self, check: Check) -> Check:
+        """`check` again by `stat` if it came from the cache: under a live index an exact tool never
+        trusts a cached "fresh" (an edit's event may still be on its way)."""
+        generation = self._generation
+        if not check.reused or generation is None or generation.number != check.generation:
+            return check
+        self.invalidate()
+        return self.check(generation)
 
     def live_fields(self) -> dict[str, Any] | None:
         """The live index's fields for `status`, or None when no live index serves this workspace."""
@@ -203,6 +215,8 @@ def answer_fresh(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 def require_fresh(slug: str, check: Check) -> None:
     """Exact tools: fail with stale_snapshot when files changed since the sync."""
+    if check.source is not None and check.source.live is not None:
+        check = check.source.recheck(check)
     if not check.changed and not check.failed:
         return
     changed = list(check.changed)

@@ -133,7 +133,9 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
                 changed.append(rel)
     for src in snap.source_roots:
         for path in source_files(root / src):
-            rel = _rel(root, path)
+            # relative_to is pure string work; resolve() (a realpath per file) made this check
+            # cost 0.2-0.5 s on guava instead of 10 ms. Symlinked files still resolve, as in take().
+            rel = _rel(root, path) if path.is_symlink() else path.relative_to(root).as_posix()
             if rel not in snap.files:
                 changed.append(rel)
     return sorted(set(changed))[:limit]
