@@ -92,7 +92,8 @@ class Target:
     first_pending: float | None = None       # monotonic time of the oldest edit not yet caught up
     events: int = 0
     catch_ups: int = 0
-    last: dict[str, Any] | None = None       # the last catch-up's outcome (status)
+    last: dict[str, Any] | None = None       # the last catch-up's outcome, "unchanged" included
+    last_sync: dict[str, Any] | None = None  # the last one that ran a sync (status: lastCatchUp)
     last_error: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
@@ -215,7 +216,8 @@ class LiveIndex:
             "pending": t.pending, "syncing": t.syncing,
             "lagSeconds": round(now - t.first_pending, 3) if t.first_pending is not None else 0.0,
             "edits": t.events, "catchUps": t.catch_ups,
-            "lastCatchUp": t.last,
+            "lastCatchUp": t.last_sync,
+            "lastCheck": t.last,
             "freshWaitSeconds": self.config.fresh_wait_s,
             "worker": self.worker.describe(),
         }
@@ -288,6 +290,8 @@ class LiveIndex:
                     outcome["error"] = error.get("error")
                     outcome["code"] = error.get("code")
                 t.last, t.last_error = outcome, error
+                if outcome["outcome"] != "unchanged":
+                    t.last_sync = outcome
                 if outcome["outcome"] == "changed":
                     self._request(t, demand=True)        # the edit that spoiled it is on disk: go again
                 elif not t.pending:
