@@ -310,3 +310,14 @@ def test_a_query_that_saw_the_change_first_triggers_and_awaits_the_catch_up_itse
         outcome = live.wait_fresh(root)
         assert outcome.state == "fresh" and outcome.generation == 2
     assert _current(root, home).number == 2
+
+
+def test_the_query_layer_never_imports_the_live_index():
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "pybridge" / "query"
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n.startswith("pybridge.live") for n in names), path.name
