@@ -142,7 +142,10 @@ class LiveIndex:
     def close(self) -> None:
         with self.cond:
             self._closed = True
+            syncing = any(t.syncing for t in self.targets.values())
             self.cond.notify_all()
+        if syncing:
+            self.worker.kill()      # a shutdown does not wait for a long catch-up; nothing is published
         if self.watcher is not None:
             self.watcher.close()
         if self._thread is not None:
@@ -183,7 +186,7 @@ class LiveIndex:
                 if last.get("outcome") == "changed":
                     ticket = t.requested        # files changed during that sync: it runs again
                     continue
-                state = "failed" if last.get("outcome") == "failed" else "fresh"
+                state = "failed" if last.get("outcome") in ("failed", "not_synced") else "fresh"
                 return Outcome(state, error=t.last_error if state == "failed" else None,
                                generation=last.get("generation"), waited_s=time.monotonic() - t0)
 
@@ -320,7 +323,7 @@ class LiveIndex:
                 return {"outcome": "changed", "generation": number, "changed": list(exc.changed)[:20]}, {
                     "error": exc.message, "code": "stale_snapshot"}
             except WorkerError as exc:
-                if attempts > 0 and exc.cause in ("killed", "crashed"):
+                if attempts > 0 and exc.cause in ("killed", "crashed") and not self._closed:
                     log.warning("worker failed during the catch-up of %s (%s); retrying", t.root, exc.cause)
                     continue
                 return self._failed(t, number, exc)

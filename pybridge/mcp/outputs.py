@@ -87,6 +87,8 @@ class SyncOut(Out):
 
 class StatusOut(Enveloped):
     generation: int | None = Field(None, description="The current generation, or null before the first sync.")
+    live: dict[str, Any] | None = Field(None, description="The live index (serve): watching, watchMode, pending, "
+                                                          "syncing, lagSeconds, lastCatchUp, worker.")
 
 
 class FindSymbolOut(Enveloped):
