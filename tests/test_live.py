@@ -13,7 +13,10 @@ expected to fail (strict): the lead sets this to True at the merge.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -209,6 +212,30 @@ def test_when_the_wait_bound_passes_an_exact_tool_says_stale_snapshot(reactor):
         add_a_call_to_normalize(root)
         payload = err(client, "find_references", {"symbolKey": key}, "stale_snapshot")
         assert payload["catchUp"] == {"waitedSeconds": 0} and "did not catch up" in payload["error"]
+
+
+def _until(client, condition) -> dict:
+    """Ask status until its live fields meet `condition` (a short bounded loop on a status condition)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        live = ok(client, "status", {})["live"]
+        if condition(live):
+            return live
+        assert time.monotonic() < deadline, live
+
+
+def test_a_killed_worker_is_restarted_warm_and_the_next_edit_is_caught_up(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        live = _until(client, lambda live: live["worker"]["warm"])
+        pid = live["worker"]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        live = _until(client, lambda live: live["worker"]["restarts"] == 1 and live["worker"]["warm"])
+        assert live["worker"]["pid"] != pid and "exit code" in live["worker"]["lastCrash"]
+        add_a_call_to_normalize(root)
+        key, at = normalize_key_now(client)
+        assert at["freshness"] == "fresh"
+        assert ok(client, "status", {})["live"]["worker"]["pid"] == live["worker"]["pid"]
 
 
 # --------------------------------------------------------------------------- in process
