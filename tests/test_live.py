@@ -283,6 +283,22 @@ def test_the_watcher_alone_brings_an_edit_into_a_new_generation(reactor, poll):
     assert current.number == 2 and APP in current.snapshot["files"]
 
 
+def test_a_burst_of_edits_is_debounced_into_one_catch_up(reactor):
+    root, home = reactor
+    with _live(root, home, debounce_s=5.0) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing and not target.pending)
+        add_a_call_to_normalize(root)
+        edit(root, NAMES_TEST, "class NamesTest {", "class NamesTest {\n    int burst;")
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int burst;")
+        _wait(live, lambda: target.catch_ups >= 1 and not target.pending and not target.syncing)
+        assert target.catch_ups == 1 and target.last_sync["outcome"] == "published"
+    files = _current(root, home).snapshot["files"]
+    for rel in (APP, NAMES_TEST, NAMES):
+        assert files[rel][0] == (root / rel).stat().st_size, rel
+
+
 def test_files_outside_the_inputs_never_start_a_catch_up(reactor):
     root, home = reactor
     with _live(root, home) as live:
