@@ -219,7 +219,8 @@ def test_paging_through_600_references_joins_to_exactly_the_full_set(served):
 def test_a_key_from_the_previous_generation_answers_while_its_declaration_survives(tmp_path, samples):
     root = tmp_path / "kitchen"
     shutil.copytree(samples / "kitchen-sink", root)
-    with serve([root], tmp_path / "home") as client:
+    # Without watching (--no-watch): the edit reaches the index through this test's sync call alone.
+    with serve([root], tmp_path / "home", {"PYBRIDGE_NO_WATCH": "1"}) as client:
         progress = []
         first = client.call("sync", {}, progress=lambda done, total, message: progress.append((done, total)))
         assert not first.is_error and first.structured_content["generation"] == 1
@@ -242,8 +243,9 @@ def test_a_key_from_the_previous_generation_answers_while_its_declaration_surviv
 def test_an_edit_after_sync_fails_exact_tools_with_the_path_and_marks_name_tools_stale(tmp_path, samples):
     root = tmp_path / "kitchen"
     shutil.copytree(samples / "kitchen-sink", root)
-    # The freshness check is cached for a second; this server checks every time.
-    with serve([root], tmp_path / "home", {"PYBRIDGE_FRESHNESS_TTL": "0"}) as client:
+    # The freshness check is cached for a second; this server checks every time, and does not watch
+    # (--no-watch: with watching on, the exact tool would wait for the catch-up; see tests/test_live.py).
+    with serve([root], tmp_path / "home", {"PYBRIDGE_FRESHNESS_TTL": "0", "PYBRIDGE_NO_WATCH": "1"}) as client:
         ok(client, "sync", {})
         k = key(client, "Counter.count", repo=None)
         shape = root / "src/main/java/com/acme/kitchen/Shape.java"

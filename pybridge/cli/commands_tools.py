@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from pybridge.cli import main
+from pybridge.cli.live_options import live_options, live_serving
 from pybridge.cli.options import state_dir_option
 from pybridge.cli.render import RENDERERS, error
 from pybridge.query import CONVENTIONS, TOOLS
@@ -83,7 +84,9 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
                             "127.0.0.1 and refuses requests whose Host or Origin is not loopback (403, "
                             "DNS-rebinding protection) unless --allow-host/--allow-origin allow them; with "
                             "--token (or PYBRIDGE_TOKEN) every request needs 'Authorization: Bearer TOKEN' "
-                            "(401 otherwise). A non-loopback --host requires a token.")
+                            "(401 otherwise). A non-loopback --host requires a token. The server watches the "
+                            "workspaces and syncs edits in the background with a warm indexer JVM (--no-watch "
+                            "turns watching off).")
 @repo_option
 @state_dir_option
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
@@ -109,9 +112,10 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
 @click.option("--sse", is_flag=True,
               help="Answer each HTTP request with an SSE stream instead of one JSON body. Needed to receive "
                    "sync's progress notifications over HTTP; costs throughput under load.")
+@live_options
 def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int,
                   token: str | None, allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...],
-                  session_timeout: float, max_sessions: int, sse: bool) -> None:
+                  session_timeout: float, max_sessions: int, sse: bool, live: object) -> None:
     import anyio
 
     from pybridge.mcp.transport import Guard, is_loopback, run_http, run_stdio
@@ -128,12 +132,13 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
                                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`.")
     facade = _facade(repos, state_dir)
     try:
-        if http:
-            guard = Guard.for_bind(host, allow_hosts, allow_origins, token)
-            run_http(facade, TOOL_NAMES, host, port, guard, session_idle_timeout=session_timeout,
-                     max_sessions=max_sessions, json_response=not sse)
-        else:
-            anyio.run(run_stdio, facade, TOOL_NAMES)
+        with live_serving(facade, live):
+            if http:
+                guard = Guard.for_bind(host, allow_hosts, allow_origins, token)
+                run_http(facade, TOOL_NAMES, host, port, guard, session_idle_timeout=session_timeout,
+                         max_sessions=max_sessions, json_response=not sse)
+            else:
+                anyio.run(run_stdio, facade, TOOL_NAMES)
     finally:
         facade.close()
 

@@ -26,6 +26,7 @@ from pybridge.errors import PybridgeError
 
 from . import registry
 from .errors import QueryError, clean, invalid, show
+from .freshness import LiveHook, answer_fresh
 from .registry import Call, Tool
 from .workspace import Workspaces
 
@@ -112,7 +113,17 @@ class Facade:
             raise _validation_error(t, exc) from None
         call = Call(self.spaces, progress if t.progress else None, allow_online=self.allow_online,
                     heap=self.heap, worker=self.worker, wait=self.wait)
-        return t.handler(call, parsed).to_json()
+        if t.name == "sync":
+            return t.handler(call, parsed).to_json()
+        return answer_fresh(lambda: t.handler(call, parsed).to_json())
+
+    def attach_live(self, live: LiveHook, worker: Any = None) -> None:
+        """Let a live index (`pybridge.live`) keep the served workspaces fresh: exact tools wait for
+        its catch-ups, `status` shows its fields; `worker` (its warm worker) serves every sync."""
+        for ws in self.spaces.served:
+            ws.freshness.live = live
+        if worker is not None:
+            self.worker = worker
 
     def close(self) -> None:
         with self._lock:

@@ -13,6 +13,15 @@ Every successful answer carries the envelope::
 
 Exact tools (`find_references`, `symbol_at`) refuse a stale workspace with
 `stale_snapshot`; every other tool answers and marks the envelope stale.
+
+The live index (`pybridge serve`, see `pybridge.live`) plugs in through
+`LiveHook`, set on a workspace's `Freshness` by `Facade.attach_live`:
+`answer_fresh` runs an exact tool, and when it finds the workspace changed,
+waits for the live index's catch-up (bounded) and runs it again; it says
+`stale_snapshot` only when the bound passes (`catchUp.waitedSeconds`) or the
+catch-up sync failed (`syncError`: the sync's error object). A cached check
+is not reused past an edit the live index saw. Without a hook (the CLI, or
+`serve --no-watch`) nothing changes.
 """
 
 from __future__ import annotations
@@ -20,14 +29,17 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Protocol
 
 from pybridge.store import GenerationInfo
 from pybridge.sync.snapshot import Snapshot, changes
 
 from .errors import QueryError
+
 
 def _ttl() -> float:
     try:
@@ -52,6 +64,32 @@ class Check:
     checked_at: str
     at: float                 # time.monotonic() of the check
     failed: bool = False      # the check itself could not run: treated as stale
+    source: "Freshness | None" = field(default=None, compare=False, repr=False)
+    reused: bool = False      # served from the cache (not computed for this call)
+
+
+class CatchUp(Protocol):
+    """What waiting for the live index came to."""
+
+    @property
+    def state(self) -> str: ...          # fresh | failed | timeout | off
+
+    @property
+    def error(self) -> dict[str, Any] | None: ...   # the failed sync's error object
+
+
+class LiveHook(Protocol):
+    """The live index as the query layer sees it (implemented by `pybridge.live.LiveIndex`)."""
+
+    def bound(self) -> float: ...
+
+    def wait_fresh(self, root: Path, timeout: float | None = None) -> CatchUp: ...
+
+    def notice(self, root: Path) -> None: ...
+
+    def changed_since(self, root: Path, at: float) -> bool: ...
+
+    def describe(self, root: Path) -> dict[str, Any] | None: ...
 
 
 class Freshness:
@@ -60,22 +98,43 @@ class Freshness:
     def __init__(self, root: Path, ttl: float = TTL_SECONDS) -> None:
         self.root = root
         self.ttl = ttl
+        self.live: LiveHook | None = None
         self._lock = threading.Lock()
         self._last: Check | None = None
+        self._generation: GenerationInfo | None = None
 
     def check(self, generation: GenerationInfo) -> Check:
+        live = self.live
         with self._lock:
             last = self._last
             if (last is not None and last.generation == generation.number
-                    and time.monotonic() - last.at < self.ttl):
-                return last
+                    and time.monotonic() - last.at < self.ttl
+                    and not (live is not None and live.changed_since(self.root, last.at))):
+                return replace(last, reused=True)
+            self._generation = generation
             failed = False
+            at = time.monotonic()
             try:
                 changed = tuple(changes(Snapshot.from_json(self.root, generation.snapshot)))
             except Exception:  # noqa: BLE001 - a malformed snapshot or an unreadable tree: say stale
                 changed, failed = (), True
-            self._last = Check(generation.number, changed, now_iso(), time.monotonic(), failed)
-            return self._last
+            self._last = Check(generation.number, changed, now_iso(), at, failed, self)
+        if live is not None and (changed or failed):
+            live.notice(self.root)
+        return self._last
+
+    def recheck(self, check: Check) -> Check:
+        """`check` again by `stat` if it came from the cache: under a live index an exact tool never
+        trusts a cached "fresh" (an edit's event may still be on its way)."""
+        generation = self._generation
+        if not check.reused or generation is None or generation.number != check.generation:
+            return check
+        self.invalidate()
+        return self.check(generation)
+
+    def live_fields(self) -> dict[str, Any] | None:
+        """The live index's fields for `status`, or None when no live index serves this workspace."""
+        return self.live.describe(self.root) if self.live is not None else None
 
     def invalidate(self) -> None:
         with self._lock:
@@ -111,17 +170,61 @@ def combine(envelopes: list[dict]) -> dict:
 _ENVELOPE_KEYS = ("commit", "generated_at", "stale", "freshness", "checked_at", "changed")
 
 
+class StaleSnapshot(QueryError):
+    """`stale_snapshot` from an exact tool, knowing whose freshness check said so."""
+
+    def __init__(self, message: str, freshness: Freshness | None, **extra: Any) -> None:
+        super().__init__("stale_snapshot", message, **extra)
+        self.freshness = freshness
+
+
+def answer_fresh(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run a tool. When it is an exact tool that found its workspace changed, and a live index
+    watches that workspace, wait for the catch-up (within the live index's bound, however many
+    catch-ups that takes) and run the tool again on the new generation."""
+    deadline: float | None = None
+    while True:
+        try:
+            return run()
+        except StaleSnapshot as exc:
+            fresh = exc.freshness
+            live = fresh.live if fresh is not None else None
+            if fresh is None or live is None:
+                raise
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + live.bound()
+            outcome = live.wait_fresh(fresh.root, deadline - now) if deadline > now else None
+            state = outcome.state if outcome is not None else "timeout"
+            if state == "fresh":
+                fresh.invalidate()
+                continue
+            if state == "failed" and outcome is not None:
+                error = outcome.error or {}
+                raise QueryError(
+                    "stale_snapshot", f"{exc.message} The live index tried to catch up, and its sync "
+                    f"failed: {error.get('error', 'no reason given')}",
+                    **exc.extra, syncError=error) from exc
+            if state == "timeout":
+                raise QueryError(
+                    "stale_snapshot", f"{exc.message} The live index did not catch up within "
+                    f"{live.bound():g} s (a long sync, or edits still arriving); repeat the query shortly.",
+                    **exc.extra, catchUp={"waitedSeconds": round(live.bound(), 3)}) from exc
+            raise
+
+
 def require_fresh(slug: str, check: Check) -> None:
     """Exact tools: fail with stale_snapshot when files changed since the sync."""
+    if check.source is not None and check.source.live is not None:
+        check = check.source.recheck(check)
     if not check.changed and not check.failed:
         return
     changed = list(check.changed)
     shown = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
     what = f"files changed since the last sync ({shown})" if changed else \
         "the workspace could not be compared with the last sync"
-    raise QueryError(
-        "stale_snapshot",
+    raise StaleSnapshot(
         f"The index of {slug} no longer matches the files: {what}. Call sync (repo {slug}), then "
-        f"repeat the query; positions and keys refer to the synced code.",
+        f"repeat the query; positions and keys refer to the synced code.", check.source,
         changed=changed, hint="call sync, then repeat discovery and this query",
     )

@@ -210,6 +210,8 @@ class WorkspaceStatus(Envelope):
     counts: dict[str, int]
     limitations: list[Limitation]
     hint: str | None = None
+    live: dict[str, Any] | None = Field(None, description="Under `serve`, the live index: watching, watchMode, "
+                                        "pending, syncing, lagSeconds, lastCatchUp, worker.")
 
 
 class StatusResult(Envelope):
@@ -228,6 +230,8 @@ class StatusResult(Envelope):
     counts: dict[str, int] | None = None
     limitations: list[Limitation] | None = None
     hint: str | None = None
+    live: dict[str, Any] | None = Field(None, description="Under `serve`, the live index: watching, watchMode, "
+                                        "pending, syncing, lagSeconds, lastCatchUp, worker.")
     workspaces: list[WorkspaceStatus] | None = None
 
 

@@ -14,7 +14,9 @@ Results (plus the freshness envelope)::
              "generations" (kept, newest first), "modules": [{"module", "groupId",
              "artifactId", "version", "release", "encoding", "scopes"}],
              "scopes": [{"module", "scope", "files", "bindingComplete", "failedFiles",
-             "references", "problems", "limitations"}], "counts", "limitations", "hint"?}
+             "references", "problems", "limitations"}], "counts", "limitations", "hint"?,
+             "live"? (under `serve`: watching, watchMode, pending, syncing, lagSeconds,
+             lastCatchUp, freshWaitSeconds, worker; see `pybridge.live.index`)}
 
 `status` without `repo` while several workspaces are served answers
 `{"workspaces": [status…]}` plus a combined envelope (stale when any is).
@@ -146,7 +148,10 @@ def status(call: Call, a: StatusArgs) -> StatusResult:
 
 
 def _status(ws: Served) -> dict:
-    base = {"repo": ws.slug, "root": str(ws.root), "stateDir": str(ws.state)}
+    base: dict[str, Any] = {"repo": ws.slug, "root": str(ws.root), "stateDir": str(ws.state)}
+    live = ws.freshness.live_fields()    # the live index of `serve` (watching, lag, last catch-up)
+    if live is not None:
+        base["live"] = live
     if ws.current() is None:
         return {**base, "synced": False, "generation": None, "generations": [], "modules": [],
                 "scopes": [], "counts": {}, "limitations": [],

@@ -101,6 +101,21 @@ class Worker:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc and self._proc.poll() is None else None
 
+    def rss(self) -> int | None:
+        """The child's resident memory in bytes (JVM included), or None when no child runs or the OS
+        does not say (read from /proc on Linux)."""
+        pid = self.pid
+        if pid is None:
+            return None
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
+
     def _classpath(self) -> list[str]:
         d = jars_dir()
         jars = sorted(str(p) for p in d.glob("*.jar"))

@@ -1,0 +1,370 @@
+"""The live index: watch, debounce, catch up in the background, answer "fresh yet?".
+
+One `LiveIndex` per `pybridge serve`. It owns:
+
+- the warm worker (`WarmWorker`) that every sync of the server uses;
+- the watcher (`Watcher`), which reports edits of the inputs that matter;
+- one catch-up thread, which runs every sync of the live index, one at a
+  time (syncs never overlap: the thread is one, and the sync lock of the
+  state folder serialises it with a `sync` tool call or another process).
+
+Each workspace keeps counters: `requested` grows with every relevant edit and
+every demand of a query; a catch-up takes the value at its start as
+`started`, and on its end sets `finished` to it. An edit that lands while a
+sync runs makes `requested` pass `started`, so one more catch-up follows:
+no edit is lost. A sync that saw its inputs change while it ran
+(`StaleSnapshotError`) publishes nothing and is queued again at once.
+
+Debounce: a catch-up starts once no edit arrived for `debounce_s` (bursts of
+saves make one sync), or at once when a query waits for it.
+
+The query layer asks through a small protocol (`pybridge.query.freshness.LiveHook`):
+
+- `wait_fresh(root, timeout)`: demand a catch-up that starts after this
+  call (the query saw the change by `stat`, perhaps before the watcher's
+  event arrived: it never relies on the event) and wait for it, up to
+  `timeout` (default: the configured bound). The outcome's `state` is
+  `fresh`, `failed` (with `error`: the sync's error object), `timeout` or
+  `off` (this workspace is not watched).
+- `notice(root)`: a query saw the workspace changed; schedule a catch-up
+  unless one is pending (covers an event lost by the OS).
+- `changed_since(root, t)`: did an edit arrive since `time.monotonic()` was
+  `t`? The freshness check's one-second cache is not trusted past an edit.
+- `describe(root)`: the live fields of `status`.
+
+Before a catch-up syncs, it compares the workspace with the current
+generation by `stat` (`pybridge.sync.snapshot.changes`): when nothing
+differs (an edit reverted, a file touched and rewritten identically that the
+last sync already saw) it publishes nothing. A never-synced workspace is
+not synced in the background: the first sync is the user's call.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pybridge.errors import PybridgeError, WorkerError
+from pybridge.live.config import LiveConfig
+from pybridge.live.watcher import Scope, Watcher
+from pybridge.live.worker import WarmWorker
+from pybridge.store import Store
+from pybridge.sync import StaleSnapshotError, store_path
+from pybridge.sync import sync as run_sync
+from pybridge.sync.snapshot import Snapshot, changes
+
+log = logging.getLogger("pybridge.live")
+
+SyncFunction = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a wait for freshness came to: `fresh`, `failed` (with the sync's `error`), `timeout`, `off`."""
+
+    state: str
+    error: dict[str, Any] | None = None
+    generation: int | None = None
+    waited_s: float = 0.0
+
+
+@dataclass
+class Target:
+    """One workspace the live index serves."""
+
+    slug: str
+    root: Path
+    state: Path
+    scope: Scope = field(init=False)
+    requested: int = 0
+    started: int = 0
+    finished: int = 0
+    syncing: bool = False
+    demanded: bool = False
+    started_at: float | None = None          # monotonic start of the last catch-up
+    last_event: float | None = None          # monotonic time of the last relevant edit
+    first_pending: float | None = None       # monotonic time of the oldest edit not yet caught up
+    events: int = 0
+    catch_ups: int = 0
+    last: dict[str, Any] | None = None       # the last catch-up's outcome, "unchanged" included
+    last_sync: dict[str, Any] | None = None  # the last one that ran a sync (status: lastCatchUp)
+    last_error: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        self.scope = Scope(self.root, self.state)
+
+    @property
+    def pending(self) -> bool:
+        return self.requested > self.started
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class LiveIndex:
+    def __init__(self, targets: list[tuple[str, Path, Path]], config: LiveConfig,
+                 sync_function: SyncFunction = run_sync) -> None:
+        """`targets`: (slug, root, state folder) of each served workspace."""
+        self.config = config
+        self.targets = {Path(root): Target(slug, Path(root), Path(state)) for slug, root, state in targets}
+        self.worker = WarmWorker(heap=config.heap, idle_s=config.worker_idle_s,
+                                 max_rss=int(config.worker_max_rss_mb * 2**20))
+        self.sync_function = sync_function
+        self.cond = threading.Condition()
+        self.watcher: Watcher | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> "LiveIndex":
+        self.worker.keep(prewarm=self.config.watch and self.config.prewarm)
+        if not self.config.watch:
+            return self
+        for t in self.targets.values():
+            self._load_scope(t)
+        self.watcher = Watcher([t.scope for t in self.targets.values()], self._on_change,
+                               poll=self.config.poll, poll_ms=self.config.poll_ms)
+        self.watcher.start()
+        self._thread = threading.Thread(target=self._loop, name="pybridge-catch-up", daemon=True)
+        self._thread.start()
+        for t in self.targets.values():
+            self.notice(t.root)      # edits made while no server watched are caught up at start
+        return self
+
+    def close(self) -> None:
+        with self.cond:
+            self._closed = True
+            syncing = any(t.syncing for t in self.targets.values())
+            self.cond.notify_all()
+        if syncing:
+            self.worker.kill()      # a shutdown does not wait for a long catch-up; nothing is published
+        if self.watcher is not None:
+            self.watcher.close()
+        if self._thread is not None:
+            self._thread.join(timeout=120)
+        self.worker.close()
+
+    def __enter__(self) -> "LiveIndex":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def watching(self) -> bool:
+        return self.watcher is not None
+
+    # ------------------------------------------------------------ the hook (pybridge.query.freshness.LiveHook)
+
+    def bound(self) -> float:
+        return self.config.fresh_wait_s
+
+    def wait_fresh(self, root: Path, timeout: float | None = None) -> Outcome:
+        t = self.targets.get(Path(root))
+        if t is None or not self.watching:
+            return Outcome("off")
+        bound = self.config.fresh_wait_s if timeout is None else timeout
+        t0 = time.monotonic()
+        deadline = t0 + max(bound, 0.0)
+        with self.cond:
+            ticket = self._request(t, demand=True)
+            while True:
+                while t.finished < ticket:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or self._closed:
+                        return Outcome("timeout", waited_s=time.monotonic() - t0)
+                    self.cond.wait(remaining)
+                last = t.last or {}
+                if last.get("outcome") == "changed":
+                    ticket = t.requested        # files changed during that sync: it runs again
+                    continue
+                state = "failed" if last.get("outcome") in ("failed", "not_synced") else "fresh"
+                return Outcome(state, error=t.last_error if state == "failed" else None,
+                               generation=last.get("generation"), waited_s=time.monotonic() - t0)
+
+    def notice(self, root: Path) -> None:
+        t = self.targets.get(Path(root))
+        if t is None or not self.watching:
+            return
+        with self.cond:
+            if t.pending or t.syncing:
+                return
+            failed = t.last is not None and t.last.get("outcome") in ("failed", "not_synced")
+            if failed and (t.last_event is None or (t.started_at is not None and t.last_event < t.started_at)):
+                return          # the inputs that failed are unchanged: wait for an edit or a query's demand
+            self._request(t, demand=False)
+
+    def changed_since(self, root: Path, at: float) -> bool:
+        t = self.targets.get(Path(root))
+        return t is not None and t.last_event is not None and t.last_event >= at
+
+    def describe(self, root: Path) -> dict[str, Any] | None:
+        t = self.targets.get(Path(root))
+        if t is None:
+            return None
+        now = time.monotonic()
+        w = self.watcher
+        return {
+            "watching": w is not None,
+            "watchMode": (w.mode if w is not None else "off"),
+            "watchError": w.error if w is not None else None,
+            "pending": t.pending, "syncing": t.syncing,
+            "lagSeconds": round(now - t.first_pending, 3) if t.first_pending is not None else 0.0,
+            "edits": t.events, "catchUps": t.catch_ups,
+            "lastCatchUp": t.last_sync,
+            "lastCheck": t.last,
+            "freshWaitSeconds": self.config.fresh_wait_s,
+            "worker": self.worker.describe(),
+        }
+
+    # ------------------------------------------------------------ edits
+
+    def _on_change(self, root: Path, paths: list[Path]) -> None:
+        t = self.targets.get(root)
+        if t is None:
+            return
+        with self.cond:
+            t.events += len(paths)
+            t.last_event = time.monotonic()
+            if any(p.name == "pom.xml" for p in paths):
+                t.scope.set_source_roots(())        # modules may have changed: every .java counts until reloaded
+            self._request(t, demand=False)
+
+    def _request(self, t: Target, demand: bool) -> int:
+        """Ask for a catch-up that starts after now; the ticket is reached when `finished` gets to it."""
+        t.requested += 1
+        if t.first_pending is None:
+            t.first_pending = time.monotonic()
+        t.demanded = t.demanded or demand
+        self.cond.notify_all()
+        return t.requested
+
+    # ------------------------------------------------------------ the catch-up thread
+
+    def _next(self) -> Target | None:
+        """The next workspace due for a catch-up, waiting for one; None when closing."""
+        with self.cond:
+            while not self._closed:
+                now = time.monotonic()
+                wake: float | None = None
+                for t in self.targets.values():
+                    if not t.pending:
+                        continue
+                    due = now if t.demanded or t.last_event is None else t.last_event + self.config.debounce_s
+                    if due <= now:
+                        t.started, t.syncing, t.demanded = t.requested, True, False
+                        t.started_at = now
+                        return t
+                    wake = due if wake is None else min(wake, due)
+                self.cond.wait(None if wake is None else max(wake - now, 0.001))
+        return None
+
+    def _loop(self) -> None:
+        while True:
+            t = self._next()
+            if t is None:
+                return
+            began = time.monotonic()
+            first_pending = t.first_pending
+            try:
+                outcome, error = self._catch_up(t)
+            except Exception as exc:  # noqa: BLE001 - the loop must survive anything
+                log.exception("catch-up of %s failed", t.root)
+                outcome = {"outcome": "failed", "generation": None}
+                error = {"error": f"The catch-up sync failed unexpectedly ({type(exc).__name__}: {exc}).",
+                         "code": "sync_failed"}
+            ended = time.monotonic()
+            with self.cond:
+                t.syncing = False
+                t.finished = t.started
+                t.catch_ups += 1 if outcome["outcome"] != "unchanged" else 0
+                outcome.update({"at": _now_iso(), "durationSeconds": round(ended - began, 3)})
+                if first_pending is not None and outcome["outcome"] in ("published", "unchanged"):
+                    outcome["lagSeconds"] = round(ended - first_pending, 3)
+                if error is not None:
+                    outcome["error"] = error.get("error")
+                    outcome["code"] = error.get("code")
+                t.last, t.last_error = outcome, error
+                if outcome["outcome"] != "unchanged":
+                    t.last_sync = outcome
+                if outcome["outcome"] == "changed":
+                    self._request(t, demand=True)        # the edit that spoiled it is on disk: go again
+                elif not t.pending:
+                    t.first_pending = None
+                self.cond.notify_all()
+
+    def _catch_up(self, t: Target) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        current = self._current(t)
+        if current is None:
+            return {"outcome": "not_synced", "generation": None}, {
+                "error": f"{t.slug} has never been synced; call sync once, then edits are caught up "
+                         f"in the background.", "code": "not_synced"}
+        number, snapshot = current
+        try:
+            if not changes(Snapshot.from_json(t.root, snapshot), limit=1):
+                return {"outcome": "unchanged", "generation": number}, None
+        except Exception:  # noqa: BLE001 - an unreadable snapshot: let the sync decide
+            log.debug("stat comparison failed for %s", t.root, exc_info=True)
+        attempts = 2            # a worker that died under the sync gets one retry with a fresh child
+        while True:
+            attempts -= 1
+            try:
+                result = self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
+                                            allow_online=self.config.allow_online)
+            except StaleSnapshotError as exc:
+                return {"outcome": "changed", "generation": number, "changed": list(exc.changed)[:20]}, {
+                    "error": exc.message, "code": "stale_snapshot"}
+            except WorkerError as exc:
+                if attempts > 0 and exc.cause in ("killed", "crashed") and not self._closed:
+                    log.warning("worker failed during the catch-up of %s (%s); retrying", t.root, exc.cause)
+                    continue
+                return self._failed(t, number, exc)
+            except PybridgeError as exc:
+                return self._failed(t, number, exc)
+            self._load_scope(t)
+            return {"outcome": "published", "generation": result.generation,
+                    "syncSeconds": round(result.duration_s, 3)}, None
+
+    def _failed(self, t: Target, number: int, exc: PybridgeError) -> tuple[dict[str, Any], dict[str, Any]]:
+        cause = getattr(exc, "cause", None) or type(exc).__name__
+        log.warning("catch-up of %s failed: %s", t.root, exc.message)
+        return {"outcome": "failed", "generation": number}, {
+            "error": f"The catch-up sync of {t.slug} failed: {exc.message} Generation {number} is still "
+                     f"served.", "code": "sync_failed", "cause": cause}
+
+    def _current(self, t: Target) -> tuple[int, dict[str, Any]] | None:
+        path = store_path(t.state)
+        if not path.exists():
+            return None
+        store = Store.open(path)
+        try:
+            info = store.current_generation()
+            return None if info is None else (info.number, info.snapshot)
+        finally:
+            store.close()
+
+    def _load_scope(self, t: Target) -> None:
+        """The source folders that count, from the workspace model (and the current generation)."""
+        roots: set[Path] = set()
+        try:
+            current = self._current(t)
+            if current is not None:
+                roots |= {t.root / r for r in current[1].get("source_roots", [])}
+        except Exception:  # noqa: BLE001 - no generation readable: the model alone decides
+            log.debug("no generation for %s", t.root, exc_info=True)
+        try:
+            from pybridge.workspace import load_workspace
+            for module in load_workspace(t.root).modules:
+                for scope in module.scopes.values():
+                    roots |= {Path(r) for r in scope.roots}
+        except Exception:  # noqa: BLE001 - a broken POM: keep what the generation says
+            log.debug("workspace model of %s unreadable", t.root, exc_info=True)
+        t.scope.set_source_roots(roots)

@@ -1,0 +1,345 @@
+"""The live index of `serve`: edits reach exact answers without a `sync` call.
+
+Through a real MCP client session (`pybridge serve` over stdio) on a copy of
+samples/reactor, and in process for what a session cannot steer (a watcher
+event with no query waiting, an edit in the middle of a sync).
+
+Keys name declarations (issue 8 item 2): a key from before an edit answers
+after it, as long as its declaration lives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from pybridge.live import LiveConfig, LiveIndex
+from pybridge.store import Store
+from pybridge.sync import default_state_dir, store_path, sync
+from tests.mcp_session import serve
+
+WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
+NAMES = "core/src/main/java/com/acme/core/Names.java"
+APP = "app/src/main/java/com/acme/app/App.java"
+NAMES_TEST = "core/src/test/java/com/acme/core/NamesTest.java"
+ENV = {"PYBRIDGE_FRESH_WAIT": str(WAIT), "PYBRIDGE_HEAP": "1g"}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, samples, worker):
+    """samples/reactor synced once (Maven included) into a state home; each test restores a copy."""
+    base = tmp_path_factory.mktemp("live-template")
+    root, home = base / "reactor", base / "home"
+    shutil.copytree(samples / "reactor", root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        sync(root, state_dir=default_state_dir(root), worker=worker)
+    return root, home
+
+
+@pytest.fixture
+def reactor(template, tmp_path_factory):
+    """A synced reactor at the template's path (a state folder belongs to its root), restored per test."""
+    root, home = template
+    saved = tmp_path_factory.mktemp("live-saved")
+    shutil.copytree(root, saved / "reactor")
+    shutil.copytree(home, saved / "home")
+    yield root, home
+    for live, copy in ((root, saved / "reactor"), (home, saved / "home")):
+        shutil.rmtree(live)
+        shutil.copytree(copy, live)
+
+
+def call(client, name, args):
+    result = client.call(name, args)
+    payload = result.structured_content
+    text = result.content[0].text
+    # An error's text is a sentence for people, then its JSON on the last line.
+    assert json.loads(text.splitlines()[-1] if result.is_error else text) == payload
+    return payload, result.is_error
+
+
+def ok(client, name, args):
+    payload, is_error = call(client, name, args)
+    assert not is_error, payload
+    return payload
+
+
+def err(client, name, args, code):
+    payload, is_error = call(client, name, args)
+    assert is_error and payload["code"] == code, payload
+    return payload
+
+
+def key_of(client, query):
+    [symbol] = ok(client, "find_symbol", {"query": query})["symbols"]
+    return symbol["symbolKey"]
+
+
+def edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def add_a_call_to_normalize(root: Path) -> None:
+    """Edit a method's body: App.run calls Names.normalize once more."""
+    edit(root, APP, "return Banner.frame(message.getText());",
+         "return Banner.frame(Names.normalize(message.getText()));")
+
+
+def normalize_key_now(client) -> tuple[str, dict]:
+    """The key of Names.normalize, through symbol_at: an exact tool, so it waits for the catch-up."""
+    at = ok(client, "symbol_at", {"path": NAMES, "line": 11, "character": 26})
+    assert at["symbol"]["dottedPath"] == "com.acme.core.Names.normalize"
+    return at["symbol"]["symbolKey"], at
+
+
+# --------------------------------------------------------------------------- through MCP
+
+
+def test_an_edited_method_body_reaches_exact_answers_without_a_sync_call(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        before = ok(client, "find_references", {"symbolKey": key_of(client, "Names.normalize")})
+        assert before["meta"]["generation"] == 1 and before["freshness"] == "fresh"
+        add_a_call_to_normalize(root)
+        key, at = normalize_key_now(client)
+        assert at["freshness"] == "fresh"
+        after = ok(client, "find_references", {"symbolKey": key})
+        assert after["freshness"] == "fresh" and after["meta"]["generation"] == 2
+        assert after["meta"]["total"] == before["meta"]["total"] + 1
+        assert sum(r["path"] == APP for r in after["references"]) == 2
+        live = ok(client, "status", {})["live"]
+        assert live["watching"] is True and live["lastCatchUp"]["outcome"] == "published"
+        assert live["lastCatchUp"]["generation"] == 2 and live["pending"] is False
+        assert live["worker"]["running"] is True and live["worker"]["starts"] == 1
+
+
+def test_a_key_from_before_an_edit_answers_fresh_after_it(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        before = ok(client, "find_references", {"symbolKey": key})
+        add_a_call_to_normalize(root)
+        payload, is_error = call(client, "find_references", {"symbolKey": key})
+        assert not is_error, payload
+        assert payload["freshness"] == "fresh" and payload["meta"]["total"] == before["meta"]["total"] + 1
+
+
+def test_a_renamed_method_makes_its_old_key_stale_with_the_renamed_method_as_replacement(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        for rel in (NAMES, APP, NAMES_TEST):
+            path = root / rel
+            path.write_text(path.read_text(encoding="utf-8").replace("normalize(", "canonical("), encoding="utf-8")
+        payload = err(client, "find_references", {"symbolKey": key}, "stale_key")
+        assert payload["replacement"]
+        renamed = ok(client, "find_references", {"symbolKey": payload["replacement"]})
+        assert renamed["symbol"]["dottedPath"] == "com.acme.core.Names.canonical"
+
+
+def test_no_watch_keeps_exact_tools_refusing_an_edited_workspace(reactor):
+    root, home = reactor
+    with serve([root], home, {**ENV, "PYBRIDGE_NO_WATCH": "1"}) as client:
+        key = key_of(client, "Names.normalize")
+        add_a_call_to_normalize(root)
+        payload = err(client, "find_references", {"symbolKey": key}, "stale_snapshot")
+        assert APP in payload["changed"] and "syncError" not in payload and "catchUp" not in payload
+        status = ok(client, "status", {})
+        assert status["generation"] == 1 and status["stale"] is True
+        assert status["live"]["watching"] is False and status["live"]["lastCatchUp"] is None
+        names = ok(client, "findReferences", {"symbol": "Names.normalize"})
+        assert names["stale"] is True
+
+
+def test_a_failed_catch_up_says_stale_snapshot_with_the_sync_error_and_keeps_the_last_generation(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        pom = root / "pom.xml"
+        good = pom.read_text(encoding="utf-8")
+        pom.write_text(good.replace("</project>", ""), encoding="utf-8")     # malformed XML
+        add_a_call_to_normalize(root)
+        payload = err(client, "find_references", {"symbolKey": key}, "stale_snapshot")
+        assert payload["syncError"]["code"] == "sync_failed" and "pom.xml" in payload["syncError"]["error"]
+        assert "sync failed" in payload["error"]
+        status = ok(client, "status", {})
+        assert status["generation"] == 1
+        assert status["live"]["lastCatchUp"]["outcome"] == "failed"
+        assert "pom.xml" in status["live"]["lastCatchUp"]["error"]
+        names = ok(client, "findReferences", {"symbol": "Names.normalize"})     # name tools answer
+        assert names["stale"] is True
+        pom.write_text(good, encoding="utf-8")                                   # repaired: caught up
+        key, at = normalize_key_now(client)
+        assert at["freshness"] == "fresh"
+        assert ok(client, "find_references", {"symbolKey": key})["meta"]["generation"] == 2
+
+
+def test_when_the_wait_bound_passes_an_exact_tool_says_stale_snapshot(reactor):
+    root, home = reactor
+    with serve([root], home, {**ENV, "PYBRIDGE_FRESH_WAIT": "0"}) as client:
+        key = key_of(client, "Names.normalize")
+        add_a_call_to_normalize(root)
+        payload = err(client, "find_references", {"symbolKey": key}, "stale_snapshot")
+        assert payload["catchUp"] == {"waitedSeconds": 0} and "did not catch up" in payload["error"]
+
+
+def _until(client, condition) -> dict:
+    """Ask status until its live fields meet `condition` (a short bounded loop on a status condition)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        live = ok(client, "status", {})["live"]
+        if condition(live):
+            return live
+        assert time.monotonic() < deadline, live
+
+
+def test_a_killed_worker_is_restarted_warm_and_the_next_edit_is_caught_up(reactor):
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        live = _until(client, lambda live: live["worker"]["warm"])
+        pid = live["worker"]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        live = _until(client, lambda live: live["worker"]["restarts"] == 1 and live["worker"]["warm"])
+        assert live["worker"]["pid"] != pid and "exit code" in live["worker"]["lastCrash"]
+        add_a_call_to_normalize(root)
+        key, at = normalize_key_now(client)
+        assert at["freshness"] == "fresh"
+        assert ok(client, "status", {})["live"]["worker"]["pid"] == live["worker"]["pid"]
+
+
+# --------------------------------------------------------------------------- in process
+
+
+def _current(root: Path, home: Path):
+    store = Store.open(store_path(home_state(root, home)))
+    try:
+        return store.current_generation()
+    finally:
+        store.close()
+
+
+def home_state(root: Path, home: Path) -> Path:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        return default_state_dir(root)
+
+
+def _live(root: Path, home: Path, sync_function=sync, **config) -> LiveIndex:
+    settings = {"heap": "1g", "fresh_wait_s": WAIT, "prewarm": False, **config}
+    return LiveIndex([("reactor", root, home_state(root, home))], LiveConfig(**settings),
+                     sync_function=sync_function)
+
+
+def _wait(live: LiveIndex, condition) -> None:
+    with live.cond:
+        assert live.cond.wait_for(condition, timeout=WAIT), live.describe(next(iter(live.targets)))
+
+
+@pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
+def test_the_watcher_alone_brings_an_edit_into_a_new_generation(reactor, poll):
+    root, home = reactor
+    with _live(root, home, poll=poll, poll_ms=50) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        assert live.watcher.mode == ("polling" if poll else "events")
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing)   # the start-up check
+        assert target.last["outcome"] == "unchanged"
+        add_a_call_to_normalize(root)
+        _wait(live, lambda: target.catch_ups == 1 and not target.pending and not target.syncing)
+        assert target.last["outcome"] == "published" and target.last["generation"] == 2
+        assert target.events >= 1
+    current = _current(root, home)
+    assert current.number == 2 and APP in current.snapshot["files"]
+
+
+def test_a_burst_of_edits_is_debounced_into_one_catch_up(reactor):
+    root, home = reactor
+    with _live(root, home, debounce_s=5.0) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing and not target.pending)
+        add_a_call_to_normalize(root)
+        edit(root, NAMES_TEST, "class NamesTest {", "class NamesTest {\n    int burst;")
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int burst;")
+        _wait(live, lambda: target.catch_ups >= 1 and not target.pending and not target.syncing)
+        assert target.catch_ups == 1 and target.last_sync["outcome"] == "published"
+    files = _current(root, home).snapshot["files"]
+    for rel in (APP, NAMES_TEST, NAMES):
+        assert files[rel][0] == (root / rel).stat().st_size, rel
+
+
+def test_files_outside_the_inputs_never_start_a_catch_up(reactor):
+    root, home = reactor
+    with _live(root, home) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        scope = live.targets[root].scope
+        assert scope.relevant(root / APP) and scope.relevant(root / "core/pom.xml")
+        for ignored in ("core/target/classes/Foo.java", ".git/x/pom.xml", "app/README.md",
+                        "app/src/site/Example.java"):
+            assert not scope.relevant(root / ignored), ignored
+        assert not scope.relevant(home_state(root, home) / "x/pom.xml")
+
+
+def test_an_edit_during_a_sync_leads_to_one_more_catch_up_and_is_never_lost(reactor):
+    root, home = reactor
+    calls = []
+
+    def sync_and_edit_midway(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            def progress(event):
+                if event.get("phase") == "index" and not (root / "core/src/main/java/com/acme/core/Late.java").exists():
+                    (root / "core/src/main/java/com/acme/core/Late.java").write_text(
+                        "package com.acme.core;\npublic class Late { String n = Names.normalize(\"x\"); }\n",
+                        encoding="utf-8")
+            kwargs["progress"] = progress
+        result = sync(*args, **kwargs)
+        if len(calls) == 2:     # an edit after the sync's own last check: only the watcher can see it
+            edit(root, NAMES_TEST, "class NamesTest {", "class NamesTest {\n    int later;")
+        return result
+
+    with _live(root, home, sync_function=sync_and_edit_midway) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        target = live.targets[root]
+        add_a_call_to_normalize(root)
+        _wait(live, lambda: len(calls) >= 3 and not target.pending and not target.syncing)
+        outcomes = target.last
+        assert outcomes["outcome"] == "published"
+    current = _current(root, home)
+    files = current.snapshot["files"]
+    late = "core/src/main/java/com/acme/core/Late.java"
+    assert late in files                                 # the edit that spoiled the first sync
+    assert files[NAMES_TEST][0] == (root / NAMES_TEST).stat().st_size     # the edit after the second
+    assert len(calls) == 3
+
+
+def test_a_query_that_saw_the_change_first_triggers_and_awaits_the_catch_up_itself(reactor):
+    """No watcher event needed: `wait_fresh` demands a catch-up that starts after it was asked."""
+    root, home = reactor
+    with _live(root, home, watch=True) as live:
+        live.watcher.close()            # events are lost from here on
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2
+    assert _current(root, home).number == 2
+
+
+def test_the_query_layer_never_imports_the_live_index():
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "pybridge" / "query"
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n.startswith("pybridge.live") for n in names), path.name

@@ -1,0 +1,86 @@
+"""The warm worker of `serve`: kept between syncs, restarted after a crash, let go when idle or too big."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from pybridge.live import WarmWorker
+from pybridge.worker import IndexRequest
+from tests.indexing import java_files
+
+WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
+
+
+def _wait(w: WarmWorker, condition) -> None:
+    with w.changed:
+        assert w.changed.wait_for(condition, timeout=WAIT), w.describe()
+
+
+def _request(samples) -> IndexRequest:
+    src = samples / "kitchen-sink" / "src/main/java"
+    return IndexRequest(files=java_files(src)[:2], sourcepath=[str(src)])
+
+
+def test_the_warm_worker_warms_up_once_per_child_and_serves_many_requests(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.warmup()
+        pid = w.pid
+        w.warmup()              # a no-op on a warm child
+        first = w.index(_request(samples))
+        second = w.index(_request(samples))
+        assert w.pid == pid and w.starts == 1
+        assert first.files and [f.path for f in first.files] == [f.path for f in second.files]
+        assert w.describe()["warm"] is True
+    finally:
+        w.close()
+    assert w.pid is None
+
+
+def test_an_idle_worker_is_let_go_and_the_next_request_starts_a_new_one(samples):
+    w = WarmWorker(heap="512m", idle_s=0.2)
+    try:
+        w.keep(prewarm=True, tick=0.05)
+        _wait(w, lambda: w.releases["idle"] == 1)
+        assert w.pid is None and w.last_release == "idle"
+        assert w.index(_request(samples)).files
+        assert w.starts == 2
+    finally:
+        w.close()
+
+
+def test_a_worker_killed_between_requests_is_restarted_warm(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.keep(prewarm=True, tick=0.05)
+        _wait(w, lambda: w.describe()["warm"])
+        old = w.pid
+        os.kill(old, signal.SIGKILL)
+        _wait(w, lambda: w.restarts == 1 and w.pid not in (None, old) and w.describe()["warm"])
+        assert "exit code" in (w.last_crash or "")
+        assert w.index(_request(samples)).files
+    finally:
+        w.close()
+
+
+def test_a_worker_above_its_memory_bound_is_let_go_after_the_request(samples):
+    w = WarmWorker(heap="512m", max_rss=1)
+    try:
+        result = w.index(_request(samples))
+        assert result.files               # the request itself is answered
+        assert w.pid is None and w.releases["memory"] == 1 and w.last_release == "memory"
+        assert w.peak_rss and w.peak_rss > 1
+    finally:
+        w.close()
+
+
+def test_rss_is_the_childs_resident_memory_and_none_without_a_child():
+    w = WarmWorker(heap="256m")
+    try:
+        assert w.rss() is None
+        w.start()
+        rss = w.rss()
+        assert rss is not None and rss > 10 * 2**20
+    finally:
+        w.close()
