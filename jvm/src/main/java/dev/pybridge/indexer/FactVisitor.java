@@ -48,6 +48,11 @@ final class FactVisitor extends ASTVisitor {
     private final Map<String, Integer> initializerCounts = new java.util.HashMap<>();
     private int javadocDepth;
     private int importDepth;
+    /** The names this file leaves unaccounted for (DESIGN section 8). */
+    private final NameBlocks blocks = new NameBlocks();
+    /** Per enclosing type: whether its hierarchy is incomplete; and how many of them are. */
+    private final Deque<Boolean> enclosingIncomplete = new ArrayDeque<>();
+    private int incompleteEnclosing;
 
     FactVisitor(CompilationUnit cu, FactSink sink, Symbols symbols, SourceText source, boolean javadoc) {
         super(javadoc);
@@ -228,12 +233,153 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(SimpleName node) {
+        blocks.node(node.getStartPosition());
         if (isDeclarationName(node) || handled.contains(node)) return false;
         IBinding b = node.resolveBinding();
-        if (b == null) return false;
+        IBinding d = b == null ? null : Symbols.declaration(b);
+        if (d == null || d.isRecovered() || (d.getKey() == null && !(d instanceof IPackageBinding))) {
+            if (!cannotNameADeclaration(node)) block(node, javadocDepth > 0 ? NameBlocks.JAVADOC : NameBlocks.UNBOUND);
+            return false;
+        }
         int kind = kindOf(node, b);
         if (kind >= 0) ref(node, b, kind);
+        if (javadocDepth == 0 && lookedUpInIncompleteType(node, d)) block(node, NameBlocks.INCOMPLETE_HIERARCHY);
         return false;
+    }
+
+    private void block(SimpleName node, int reason) {
+        blocks.block(node.getIdentifier(), reason, node.getStartPosition(), node.getLength());
+    }
+
+    /**
+     * Unbound names that cannot be a reference to any declaration: labels, {@code var},
+     * and the element names of an annotation whose type is unresolved (only that
+     * annotation's own elements can be named there).
+     */
+    private static boolean cannotNameADeclaration(SimpleName node) {
+        ASTNode p = node.getParent();
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        if (loc == LabeledStatement.LABEL_PROPERTY || loc == BreakStatement.LABEL_PROPERTY
+                || loc == ContinueStatement.LABEL_PROPERTY) return true;
+        if (p instanceof SimpleType && ((SimpleType) p).isVar()) return true;
+        // `java` in `import java.util.List` has no binding of its own: a prefix of a package name.
+        ASTNode n = node;
+        while (n.getParent() instanceof QualifiedName && n.getLocationInParent() == QualifiedName.QUALIFIER_PROPERTY) {
+            n = n.getParent();
+            if (((QualifiedName) n).resolveBinding() instanceof IPackageBinding) return true;
+        }
+        if (p instanceof MemberValuePair && loc == MemberValuePair.NAME_PROPERTY
+                && p.getParent() instanceof NormalAnnotation) {
+            ITypeBinding a = ((NormalAnnotation) p.getParent()).getTypeName().resolveTypeBinding();
+            return a == null || a.isRecovered();
+        }
+        return false;
+    }
+
+    /**
+     * Whether a member or type name was looked up in a type whose hierarchy is
+     * incomplete: a member of the missing supertype could be the one meant.
+     * Qualified names look in their qualifier's type; simple names in every
+     * enclosing type.
+     */
+    private boolean lookedUpInIncompleteType(SimpleName node, IBinding d) {
+        if (d instanceof IVariableBinding) {
+            if (!((IVariableBinding) d).isField()) return false;
+        } else if (d instanceof ITypeBinding) {
+            if (((ITypeBinding) d).isTypeVariable()) return false;
+        } else if (!(d instanceof IMethodBinding)) {
+            return false;
+        }
+        ASTNode p = node.getParent();
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        ITypeBinding receiver = null;
+        boolean qualified = true;
+        if (loc == QualifiedName.NAME_PROPERTY) {
+            IBinding q = ((QualifiedName) p).getQualifier().resolveBinding();
+            if (q instanceof IPackageBinding) return false;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : ((QualifiedName) p).getQualifier().resolveTypeBinding();
+        } else if (loc == FieldAccess.NAME_PROPERTY) {
+            receiver = ((FieldAccess) p).getExpression().resolveTypeBinding();
+        } else if (loc == MethodInvocation.NAME_PROPERTY && ((MethodInvocation) p).getExpression() != null) {
+            Expression e = ((MethodInvocation) p).getExpression();
+            IBinding q = e instanceof Name ? ((Name) e).resolveBinding() : null;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : e.resolveTypeBinding();
+        } else if (loc == QualifiedType.NAME_PROPERTY) {
+            receiver = ((QualifiedType) p).getQualifier().resolveBinding();
+        } else if (loc == NameQualifiedType.NAME_PROPERTY) {
+            IBinding q = ((NameQualifiedType) p).getQualifier().resolveBinding();
+            if (q instanceof IPackageBinding) return false;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : null;
+        } else if (loc == ExpressionMethodReference.NAME_PROPERTY) {
+            Expression e = ((ExpressionMethodReference) p).getExpression();
+            IBinding q = e instanceof Name ? ((Name) e).resolveBinding() : null;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : e.resolveTypeBinding();
+        } else if (loc == TypeMethodReference.NAME_PROPERTY) {
+            receiver = ((TypeMethodReference) p).getType().resolveBinding();
+        } else if (loc == MemberValuePair.NAME_PROPERTY) {
+            return false;   // an annotation's element: annotation types have no supertypes to miss
+        } else {
+            qualified = false;
+        }
+        if (qualified) return receiver == null || symbols.incompleteHierarchy(receiver);
+        return incompleteEnclosing > 0;
+    }
+
+    /** A call whose overload was chosen with an argument type the compiler could not resolve. */
+    private boolean uncertainArguments(List<?> arguments) {
+        for (Object a : arguments) {
+            if (symbols.uncertainArgument(((Expression) a).resolveTypeBinding())) return true;
+        }
+        return false;
+    }
+
+    private void uncertainCall(String name, int start, int length) {
+        blocks.block(name, NameBlocks.UNCERTAIN_CALL, start, length);
+    }
+
+    @Override
+    public boolean visit(MethodInvocation node) {
+        if (uncertainArguments(node.arguments())) {
+            SimpleName n = node.getName();
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+        }
+        return true;
+    }
+
+    @Override
+    public boolean visit(SuperMethodInvocation node) {
+        if (uncertainArguments(node.arguments())) {
+            SimpleName n = node.getName();
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+        }
+        return true;
+    }
+
+    /** A method reference's overload depends on its target type: uncertain when that is unresolved. */
+    private boolean methodReference(MethodReference node, SimpleName name) {
+        ITypeBinding target = node.resolveTypeBinding();
+        if (target == null || symbols.uncertainArgument(target)) {
+            uncertainCall(name.getIdentifier(), name.getStartPosition(), name.getLength());
+        }
+        return true;
+    }
+
+    @Override public boolean visit(ExpressionMethodReference node) { return methodReference(node, node.getName()); }
+    @Override public boolean visit(TypeMethodReference node) { return methodReference(node, node.getName()); }
+    @Override public boolean visit(SuperMethodReference node) { return methodReference(node, node.getName()); }
+
+    @Override
+    public boolean preVisit2(ASTNode node) {
+        if ((node.getFlags() & (ASTNode.MALFORMED | ASTNode.RECOVERED)) != 0) damage(node);
+        return true;
+    }
+
+    /** The innermost member declaration around {@code node} (else the whole file) was damaged by a syntax error. */
+    private void damage(ASTNode node) {
+        ASTNode n = node;
+        while (n != null && !(n instanceof BodyDeclaration)) n = n.getParent();
+        if (n == null) blocks.damage(0, Integer.MAX_VALUE);
+        else blocks.damage(n.getStartPosition(), n.getStartPosition() + n.getLength());
     }
 
     /** Names that declare: JDT's isDeclaration() says false for constructor and record names. */
@@ -292,9 +438,32 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public boolean visit(ClassInstanceCreation node) {
         SimpleName token = typeToken(node.getType());
-        IMethodBinding ctor = constructorOf(node.resolveConstructorBinding());
+        IMethodBinding bound = node.resolveConstructorBinding();
+        IMethodBinding ctor = constructorOf(bound);
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
+        if (token != null && (bound == null || bound.isRecovered() || uncertainArguments(node.arguments()))) {
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+        }
         return true;
+    }
+
+    /** The simple name of the class whose constructor {@code this(…)}/{@code super(…)} calls, from the binding or the source. */
+    private static String constructorName(IMethodBinding ctor, ASTNode call, boolean superCall) {
+        if (ctor != null && !ctor.isRecovered() && ctor.getDeclaringClass() != null) return ctor.getDeclaringClass().getName();
+        ASTNode n = call;
+        while (n != null && !(n instanceof AbstractTypeDeclaration) && !(n instanceof AnonymousClassDeclaration)) n = n.getParent();
+        if (!superCall) return n instanceof AbstractTypeDeclaration ? ((AbstractTypeDeclaration) n).getName().getIdentifier() : null;
+        if (n instanceof TypeDeclaration && ((TypeDeclaration) n).getSuperclassType() != null) {
+            SimpleName t = typeToken(((TypeDeclaration) n).getSuperclassType());
+            return t == null ? null : t.getIdentifier();
+        }
+        return null;
+    }
+
+    private void explicitConstructorCall(ASTNode call, IMethodBinding ctor, List<?> arguments, int at, int length, boolean superCall) {
+        if (ctor == null || ctor.isRecovered() || uncertainArguments(arguments)) {
+            uncertainCall(constructorName(ctor, call, superCall), at, length);
+        }
     }
 
     @Override
@@ -302,6 +471,7 @@ final class FactVisitor extends ASTVisitor {
         int from = node.typeArguments().isEmpty() ? node.getStartPosition() : end((ASTNode) node.typeArguments().get(node.typeArguments().size() - 1));
         int at = source.find("this", from, node.getStartPosition() + node.getLength());
         if (at >= 0) ref(at, 4, node.resolveConstructorBinding(), Kinds.INVOCATION);
+        explicitConstructorCall(node, node.resolveConstructorBinding(), node.arguments(), Math.max(at, node.getStartPosition()), 4, false);
         return true;
     }
 
@@ -312,6 +482,7 @@ final class FactVisitor extends ASTVisitor {
         if (!node.typeArguments().isEmpty()) from = Math.max(from, end((ASTNode) node.typeArguments().get(node.typeArguments().size() - 1)));
         int at = source.find("super", from, node.getStartPosition() + node.getLength());
         if (at >= 0) ref(at, 5, node.resolveConstructorBinding(), Kinds.INVOCATION);
+        explicitConstructorCall(node, node.resolveConstructorBinding(), node.arguments(), Math.max(at, node.getStartPosition()), 5, true);
         return true;
     }
 
@@ -320,6 +491,12 @@ final class FactVisitor extends ASTVisitor {
         int at = source.find("new", end(node.getType()), node.getStartPosition() + node.getLength());
         IMethodBinding ctor = node.resolveMethodBinding();
         if (at >= 0 && ctor != null) ref(at, 3, ctor, Kinds.METHOD_REFERENCE);
+        SimpleName token = typeToken(node.getType());
+        ITypeBinding target = node.resolveTypeBinding();
+        if (token != null && (ctor == null || ctor.isRecovered() || target == null || symbols.uncertainArgument(target))
+                && !(node.getType() instanceof ArrayType)) {
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+        }
         return true;
     }
 
@@ -348,6 +525,16 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public void endVisit(CompilationUnit node) {
         pop();
+        boolean syntaxErrors = false;
+        for (org.eclipse.jdt.core.compiler.IProblem p : node.getProblems()) {
+            if (!p.isError() || (p.getID() & org.eclipse.jdt.core.compiler.IProblem.Syntax) == 0) continue;
+            syntaxErrors = true;
+            int start = Math.max(p.getSourceStart(), 0);
+            ASTNode at = NodeFinder.perform(node, start, Math.max(p.getSourceEnd() - start + 1, 0));
+            damage(at == null ? node : at);
+        }
+        blocks.scan(source.text().toCharArray(), org.eclipse.jdt.core.JavaCore.latestSupportedJavaVersion(), syntaxErrors);
+        blocks.emit(sink, this);
     }
 
     @Override
@@ -409,7 +596,19 @@ final class FactVisitor extends ASTVisitor {
         decl(t, node.getName(), node);
         if (t != null) relations(t);
         push(t);
+        enterType(t);
         return true;
+    }
+
+    private void enterType(ITypeBinding t) {
+        boolean incomplete = t == null || symbols.incompleteHierarchy(t);
+        enclosingIncomplete.push(incomplete);
+        if (incomplete) incompleteEnclosing++;
+    }
+
+    private void endType() {
+        pop();
+        if (enclosingIncomplete.pop()) incompleteEnclosing--;
     }
 
     private void relations(ITypeBinding t) {
@@ -431,13 +630,13 @@ final class FactVisitor extends ASTVisitor {
     }
 
     @Override public boolean visit(TypeDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(TypeDeclaration node) { pop(); }
+    @Override public void endVisit(TypeDeclaration node) { endType(); }
     @Override public boolean visit(EnumDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(EnumDeclaration node) { pop(); }
+    @Override public void endVisit(EnumDeclaration node) { endType(); }
     @Override public boolean visit(RecordDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(RecordDeclaration node) { pop(); }
+    @Override public void endVisit(RecordDeclaration node) { endType(); }
     @Override public boolean visit(AnnotationTypeDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(AnnotationTypeDeclaration node) { pop(); }
+    @Override public void endVisit(AnnotationTypeDeclaration node) { endType(); }
 
     @Override
     public boolean visit(AnonymousClassDeclaration node) {
@@ -450,10 +649,11 @@ final class FactVisitor extends ASTVisitor {
             relations(t);
         }
         push(t);
+        enterType(t);
         return true;
     }
 
-    @Override public void endVisit(AnonymousClassDeclaration node) { pop(); }
+    @Override public void endVisit(AnonymousClassDeclaration node) { endType(); }
 
     @Override
     public boolean visit(MethodDeclaration node) {
@@ -580,6 +780,13 @@ final class FactVisitor extends ASTVisitor {
             ctor = constructorOf(ctor);
         }
         if (ctor != null) ref(node.getName(), ctor, Kinds.CONSTRUCTION);
+        IMethodBinding bound = node.resolveConstructorBinding();
+        if (bound == null || bound.isRecovered() || uncertainArguments(node.arguments())) {
+            ASTNode e = node.getParent();
+            if (e instanceof EnumDeclaration) {
+                uncertainCall(((EnumDeclaration) e).getName().getIdentifier(), node.getName().getStartPosition(), node.getName().getLength());
+            }
+        }
         return true;
     }
 
