@@ -10,8 +10,18 @@ from __future__ import annotations
 from array import array
 
 from pybridge.facts import (
-    BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS,
-    Blocked, Declaration, FileFacts, Problem, Reference, Relation, Span,
+    BLOCK_REASONS,
+    DECL_KINDS,
+    PROBLEM_KINDS,
+    REF_KINDS,
+    RELATION_KINDS,
+    Blocked,
+    Declaration,
+    FileFacts,
+    Problem,
+    Reference,
+    Relation,
+    Span,
 )
 
 FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 7
