@@ -37,7 +37,12 @@ TOOLS = {
         "overrides/extends/implements facts and coverage flags: referenceCoverage true means an empty "
         "or short list is proof that nothing else refers to the symbol. Takes the symbolKey from "
         "find_symbol or symbol_at; pages with limit (1-500, default 100) and nextCursor, keeping the "
-        "other arguments unchanged."
+        "other arguments unchanged. "
+        "referenceCoverage is false only when some file leaves the symbol's simple name unaccounted for "
+        "(a token with that name the compiler could not bind, an overload of that name chosen with an "
+        "unresolved argument type, a lookup in a type with an unresolved supertype, or a syntax error "
+        "around it), and meta.coverageBlockers lists those places (1-based line and column): read them, "
+        "or fix the build there, before treating the answer as complete."
     ),
     "get_callers": (
         "Who calls a method or constructor, by name: call sites with path, 1-based line and column, the "
