@@ -317,6 +317,15 @@ class Reader:
             modifiers=r[18], container_id=r[19], container_key=r[20],
         )
 
+    def file_declarations(self, path: str) -> list[DeclRow]:
+        """Every declaration of one file of the generation, by position."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [self._decl(r) for r in self._rows(
+            _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+            + " ORDER BY line, col, d.ord", {"g": self.generation.id, "fv": fv[10]})]
+
     def at(self, path: str, line: int, char: int) -> list[DeclRow | RefRow]:
         """What is at a position: the declarations and references whose name
         span contains (line, char), best first.

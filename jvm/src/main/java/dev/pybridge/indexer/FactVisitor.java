@@ -50,9 +50,9 @@ final class FactVisitor extends ASTVisitor {
     private int importDepth;
     /** The names this file leaves unaccounted for (DESIGN section 8). */
     private final NameBlocks blocks = new NameBlocks();
-    /** Per enclosing type: whether its hierarchy is incomplete; and how many of them are. */
-    private final Deque<Boolean> enclosingIncomplete = new ArrayDeque<>();
-    private int incompleteEnclosing;
+    /** The enclosing types, innermost first (a null binding is kept as {@link #UNKNOWN_TYPE}). */
+    private final Deque<Object> enclosingTypes = new ArrayDeque<>();
+    private static final Object UNKNOWN_TYPE = new Object();
 
     FactVisitor(CompilationUnit cu, FactSink sink, Symbols symbols, SourceText source, boolean javadoc) {
         super(javadoc);
@@ -321,8 +321,76 @@ final class FactVisitor extends ASTVisitor {
         } else {
             qualified = false;
         }
-        if (qualified) return receiver == null || symbols.incompleteHierarchy(receiver);
-        return incompleteEnclosing > 0;
+        boolean method = d instanceof IMethodBinding;
+        ITypeBinding owner = declaringType(d);
+        if (qualified) {
+            if (receiver == null) return true;
+            // A field or member type declared in the receiver's type itself hides any inherited one.
+            if (!method && owner != null && receiver.getTypeDeclaration().isEqualTo(owner)) return false;
+            return symbols.incompleteHierarchy(receiver);
+        }
+        // A simple name: Java looks in each enclosing type, innermost first, until one has a member of that name.
+        for (Object o : enclosingTypes) {
+            if (o == UNKNOWN_TYPE) return true;
+            ITypeBinding e = (ITypeBinding) o;
+            if (owner != null && e.isEqualTo(owner)) return method && symbols.incompleteHierarchy(e);
+            if (symbols.incompleteHierarchy(e)) return true;
+            if (owner != null && e.isSubTypeCompatible(owner)) return false;
+        }
+        return false;
+    }
+
+    private static ITypeBinding declaringType(IBinding d) {
+        ITypeBinding t = d instanceof IMethodBinding ? ((IMethodBinding) d).getDeclaringClass()
+                : d instanceof IVariableBinding ? ((IVariableBinding) d).getDeclaringClass()
+                : d instanceof ITypeBinding ? ((ITypeBinding) d).getDeclaringClass() : null;
+        return t == null ? null : t.getTypeDeclaration();
+    }
+
+    /**
+     * Whether an overload other than {@code m} could take {@code argc} arguments: then an
+     * argument of unknown type leaves the choice open. Constructors are not inherited, so
+     * their rivals are the class's own; a method's are those of {@code where} (the type
+     * the lookup found it in) and its supertypes, and an unresolved one may hide any.
+     */
+    private boolean hasRivalOverload(IMethodBinding m, ITypeBinding where, int argc) {
+        if (m == null || m.isRecovered()) return true;
+        IMethodBinding decl = m.getMethodDeclaration();
+        ITypeBinding start = m.isConstructor() ? m.getDeclaringClass() : (where != null ? where : m.getDeclaringClass());
+        if (start == null) return true;
+        Deque<ITypeBinding> todo = new ArrayDeque<>();
+        Set<String> seen = new HashSet<>();
+        todo.push(start);
+        while (!todo.isEmpty()) {
+            ITypeBinding t = todo.pop().getTypeDeclaration();
+            if (t.isRecovered()) return true;
+            if (t.getKey() != null && !seen.add(t.getKey())) continue;
+            for (IMethodBinding other : t.getDeclaredMethods()) {
+                if (other.isConstructor() != m.isConstructor() || !other.getName().equals(m.getName())) continue;
+                if (other.isEqualTo(decl) || decl.overrides(other) || other.overrides(decl)) continue;
+                int n = other.getParameterTypes().length;
+                if (n == argc || (other.isVarargs() && argc >= n - 1)) return true;
+            }
+            if (m.isConstructor()) break;
+            if (t.getSuperclass() != null) todo.push(t.getSuperclass());
+            for (ITypeBinding i : t.getInterfaces()) todo.push(i);
+        }
+        return false;
+    }
+
+    /** The type a method call's name is looked up in: the receiver's, else the enclosing type that has it. */
+    private ITypeBinding lookupType(Expression receiver, IMethodBinding m) {
+        if (receiver != null) {
+            IBinding q = receiver instanceof Name ? ((Name) receiver).resolveBinding() : null;
+            return q instanceof ITypeBinding ? (ITypeBinding) q : receiver.resolveTypeBinding();
+        }
+        ITypeBinding owner = m == null ? null : declaringType(m);
+        for (Object o : enclosingTypes) {
+            if (o == UNKNOWN_TYPE) return null;
+            ITypeBinding e = (ITypeBinding) o;
+            if (owner != null && (e.isEqualTo(owner) || e.isSubTypeCompatible(owner))) return e;
+        }
+        return null;
     }
 
     /** A call whose overload was chosen with an argument type the compiler could not resolve. */
@@ -339,7 +407,9 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(MethodInvocation node) {
-        if (uncertainArguments(node.arguments())) {
+        IMethodBinding m = node.resolveMethodBinding();
+        if (uncertainArguments(node.arguments())
+                && hasRivalOverload(m, lookupType(node.getExpression(), m), node.arguments().size())) {
             SimpleName n = node.getName();
             uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
         }
@@ -348,7 +418,8 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(SuperMethodInvocation node) {
-        if (uncertainArguments(node.arguments())) {
+        IMethodBinding m = node.resolveMethodBinding();
+        if (uncertainArguments(node.arguments()) && hasRivalOverload(m, null, node.arguments().size())) {
             SimpleName n = node.getName();
             uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
         }
@@ -441,7 +512,8 @@ final class FactVisitor extends ASTVisitor {
         IMethodBinding bound = node.resolveConstructorBinding();
         IMethodBinding ctor = constructorOf(bound);
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
-        if (token != null && (bound == null || bound.isRecovered() || uncertainArguments(node.arguments()))) {
+        if (token != null && (bound == null || bound.isRecovered() || (uncertainArguments(node.arguments())
+                && hasRivalOverload(ctor != null ? ctor : bound, null, node.arguments().size())))) {
             uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
         }
         return true;
@@ -461,7 +533,7 @@ final class FactVisitor extends ASTVisitor {
     }
 
     private void explicitConstructorCall(ASTNode call, IMethodBinding ctor, List<?> arguments, int at, int length, boolean superCall) {
-        if (ctor == null || ctor.isRecovered() || uncertainArguments(arguments)) {
+        if (ctor == null || ctor.isRecovered() || (uncertainArguments(arguments) && hasRivalOverload(ctor, null, arguments.size()))) {
             uncertainCall(constructorName(ctor, call, superCall), at, length);
         }
     }
@@ -601,14 +673,12 @@ final class FactVisitor extends ASTVisitor {
     }
 
     private void enterType(ITypeBinding t) {
-        boolean incomplete = t == null || symbols.incompleteHierarchy(t);
-        enclosingIncomplete.push(incomplete);
-        if (incomplete) incompleteEnclosing++;
+        enclosingTypes.push(t == null ? UNKNOWN_TYPE : t.getTypeDeclaration());
     }
 
     private void endType() {
         pop();
-        if (enclosingIncomplete.pop()) incompleteEnclosing--;
+        enclosingTypes.pop();
     }
 
     private void relations(ITypeBinding t) {
@@ -781,7 +851,8 @@ final class FactVisitor extends ASTVisitor {
         }
         if (ctor != null) ref(node.getName(), ctor, Kinds.CONSTRUCTION);
         IMethodBinding bound = node.resolveConstructorBinding();
-        if (bound == null || bound.isRecovered() || uncertainArguments(node.arguments())) {
+        if (bound == null || bound.isRecovered()
+                || (uncertainArguments(node.arguments()) && hasRivalOverload(bound, null, node.arguments().size()))) {
             ASTNode e = node.getParent();
             if (e instanceof EnumDeclaration) {
                 uncertainCall(((EnumDeclaration) e).getName().getIdentifier(), node.getName().getStartPosition(), node.getName().getLength());
