@@ -83,11 +83,25 @@ def find_symbol(spaces: Workspaces, a: FindSymbolArgs) -> dict:
         return out
 
 
+def borrows_its_name(d: DeclRow) -> bool:
+    """A declaration named at a token that belongs to another one: an anonymous
+    class (`new Foo() {…}`, an enum constant's body `LARGE(10) {…}`) is declared
+    at the name before its body, outside its own span."""
+    return (d.span.start_line, d.span.start_char) > (d.name_span.start_line, d.name_span.start_char)
+
+
 def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
+    """What a person means by a position: a name that ends there after one
+    that contains it; the declaration named by the token before what it
+    references, and both before an anonymous class that borrows the token
+    (the constant `LARGE`, not `LARGE.<anonymous>`; the constructor and the
+    class of `new Foo() {…}`, not the anonymous class); a constructor before
+    its class at `new Foo(…)`."""
     span = hit.name_span if isinstance(hit, DeclRow) else hit.span
     at_end = (span.end_line, span.end_char) == (line, character)
+    borrowed = isinstance(hit, DeclRow) and borrows_its_name(hit)
     kind = -1 if isinstance(hit, DeclRow) else REF_KINDS.index(hit.kind)
-    return (at_end, kind, 0 if target_kind == "CONSTRUCTOR" else 1)
+    return (at_end, borrowed, kind, 0 if target_kind == "CONSTRUCTOR" else 1)
 
 
 def symbol_at(spaces: Workspaces, a: SymbolAtArgs) -> dict:
