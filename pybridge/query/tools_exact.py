@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from pybridge.facts import REF_KINDS
-from pybridge.store import DeclRow
+from pybridge.store import DeclRow, RefRow
 
 from .coverage import coverage
 from .errors import QueryError
@@ -90,7 +90,8 @@ def borrows_its_name(d: DeclRow) -> bool:
     return (d.span.start_line, d.span.start_char) > (d.name_span.start_line, d.name_span.start_char)
 
 
-def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
+def _at_rank(hit: DeclRow | RefRow, line: int, character: int,
+             target_kind: str | None) -> tuple[bool, bool, int, int]:
     """What a person means by a position: a name that ends there after one
     that contains it; the declaration named by the token before what it
     references, and both before an anonymous class that borrows the token
