@@ -42,6 +42,15 @@ PROBLEM_KINDS = (
     "unresolved_variable", "unresolved_import", "unresolved_name", "other_error",
 )
 
+# Why a file blocks a name (DESIGN section 8; dev.pybridge.indexer.NameBlocks).
+BLOCK_REASONS = (
+    "unbound",               # an identifier the compiler could not bind
+    "uncertain_call",        # an overload chosen with an unresolved argument or target type
+    "incomplete_hierarchy",  # a name looked up in a type with an unresolved supertype
+    "syntax",                # a token in a region a syntax error damaged
+    "javadoc",               # a Javadoc reference that did not resolve
+)
+
 
 def utf16_len(text: str) -> int:
     """The length of `text` in UTF-16 code units (what LSP characters count)."""
@@ -101,6 +110,15 @@ class Problem(NamedTuple):
     is_error: bool
 
 
+class Blocked(NamedTuple):
+    """A simple name that a file leaves unaccounted for: an occurrence that could
+    be a reference the compiler did not bind, or bound uncertainly."""
+    name: str
+    reason: str              # one of BLOCK_REASONS: that of the first occurrence
+    span: Span               # the first occurrence
+    count: int               # how many occurrences
+
+
 @dataclass
 class FileFacts:
     path: str                                # absolute path of the source file
@@ -112,3 +130,5 @@ class FileFacts:
     # Library/JDK declarations referenced from this file: key -> (kind, dotted, scip)
     external: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     failure: str | None = None               # set when the visitor failed on this file
+    # The names this file leaves unaccounted for, one entry per name (empty when complete).
+    blocked: list[Blocked] = field(default_factory=list)

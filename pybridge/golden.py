@@ -9,7 +9,9 @@ One renderer serves both the golden tests ("assert") and `pytest
 that is: carets under the span (aligned by characters as an editor shows
 them), the kind, the target, `<-` the container, and the exact span as LSP
 positions (0-based line and UTF-16 character, end exclusive). Declarations
-read `def KIND name`; flags follow in brackets ([import], [javadoc]).
+read `def KIND name`; flags follow in brackets ([import], [javadoc]). A
+name the file leaves unaccounted for (coverage, DESIGN section 8) reads
+`blocks 'name' (reason, N occurrences)` under its first occurrence.
 Targets are named by their dotted path (methods with their parameter types);
 a target with no declaration in the indexed files is named by its binding key.
 """
@@ -72,6 +74,10 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     for p in facts.problems:
         label = f"error {p.kind}" + (f" '{p.name}'" if p.name else "") + f": {p.message}"
         markers[p.span.start_line].append((p.span.start_char, 3, label, p.span))
+    for b in facts.blocked:
+        times = f", {b.count} occurrences" if b.count > 1 else ""
+        markers[b.span.start_line].append(
+            (b.span.start_char, 4, f"blocks '{b.name}' ({b.reason}{times})", b.span))
 
     lines = source.split("\n")
     out: list[str] = []

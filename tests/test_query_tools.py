@@ -188,19 +188,24 @@ def test_zero_references_keep_the_whole_answer_and_prove_absence(ks):
     assert ENVELOPE <= result.keys() and result["symbol"]["kind"] == "METHOD"
 
 
-def test_a_syntax_error_blocks_coverage_of_an_empty_answer_and_is_named(served):
-    result = ok(served, "find_references", {"symbolKey": key_of(served, "Syntax.after", "broken")})
-    meta = result["meta"]
-    assert result["references"] == [] and meta["referenceCoverage"] is False
-    assert meta["callerCoverage"] is False
-    places = meta["coverageBlockers"]["places"]
-    assert meta["coverageBlockers"]["count"] == len(places) == 4
-    assert places[0] == {"path": "src/main/java/com/acme/broken/Syntax.java", "line": 12,
-                         "column": 31, "reason": places[0]["reason"]}   # flat: 1-based
-    assert places[0]["reason"].startswith("syntax error: ")
-    assert any("noSuchMethod" in p["reason"] and p["path"].endswith("Unresolved.java")
-               for p in places)
+def test_a_syntax_error_blocks_the_names_in_the_member_it_damaged_and_names_each_place(served):
+    twice = ok(served, "find_references", {"symbolKey": key_of(served, "Helper.twice", "broken")})
+    meta = twice["meta"]
+    assert meta["referenceCoverage"] is False and meta["callerCoverage"] is False
+    assert meta["coverageBlockers"] == {"count": 1, "places": [{
+        "path": "src/main/java/com/acme/broken/Syntax.java", "line": 12, "column": 24,
+        "name": "twice", "reason": "`twice` here is in code that a syntax error damaged"}]}
     assert "classpath_unresolved" in [lim["kind"] for lim in meta["limitations"]]
+    # the same file's other members, untouched by the error, keep their certificates
+    after = ok(served, "find_references", {"symbolKey": key_of(served, "Syntax.after", "broken")})
+    assert after["references"] == [] and after["meta"]["referenceCoverage"] is True
+
+
+def test_a_member_called_through_an_unresolved_type_blocks_only_its_own_name(served):
+    unresolved = ok(served, "find_references", {"symbolKey": key_of(served, "Helper.describe", "broken")})
+    assert unresolved["meta"]["referenceCoverage"] is True     # every `describe` token is bound
+    places = ok(served, "find_references", {"symbolKey": key_of(served, "MissingDep.haunt", "broken")})
+    assert places["meta"]["referenceCoverage"] is True         # `boo` and `Ghost` block other names
 
 
 def test_find_references_filters_by_module_and_scope(served):

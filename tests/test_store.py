@@ -9,6 +9,7 @@ import pytest
 from pybridge.errors import StoreError
 from pybridge.facts import Span
 from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store
+from pybridge.store.schema import MIGRATIONS
 from tests.test_store_factories import (
     SCIP_PREFIX, decl, facts, problem, ref, relation, sha, stage_synthetic,
 )
@@ -332,16 +333,20 @@ def test_a_publish_that_fails_before_its_commit_changes_nothing(store, monkeypat
 # migrations --------------------------------------------------------------------
 
 
+ALL_MIGRATIONS = [name for name, _ in MIGRATIONS]
+
+
 def test_migrations_are_recorded_and_not_applied_again_on_reopen(tmp_path):
+    assert ALL_MIGRATIONS[:3] == ["0001_initial", "0002_incremental", "0003_blocked_names"]
     path = tmp_path / "store.sqlite"
     with Store.open(path) as s:
-        assert s.applied_migrations() == ["0001_initial", "0002_incremental"]
+        assert s.applied_migrations() == ALL_MIGRATIONS
         publish(s, {APP_PATH: app_facts()})
     with Store.open(path) as s:
-        assert s.applied_migrations() == ["0001_initial", "0002_incremental"]
+        assert s.applied_migrations() == ALL_MIGRATIONS
         assert s.current_generation().number == 1
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(ALL_MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 

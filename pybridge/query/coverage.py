@@ -1,20 +1,26 @@
 """Coverage: when an empty (or short) answer proves absence (DESIGN section 8).
 
-`referenceCoverage` for a module/scope filter is true when
+`referenceCoverage` for a module/scope filter is true when no source file in
+the filter leaves the symbol's simple name (a constructor's: its class's
+name) unaccounted for. The indexer records, per file, the names it leaves
+unaccounted for (`dev.pybridge.indexer.NameBlocks`, the store's
+`blocked_names`):
 
-1. every source file in the filter was compiled with full bindings (the
-   store's `binding_complete`: no syntax error, no unresolved type, method,
-   field, variable, name or import, no visitor failure); and
-2. none of those files has a problem that could hide a reference to the
-   symbol: an unresolved name equal to its simple name (a constructor's is
-   its type's name) or a syntax error.
+- `unbound`: an identifier token the compiler could not bind (a member
+  reached through an unresolved type, an unresolved name);
+- `uncertain_call`: a call whose overload was chosen with an argument (or,
+  for a method reference, target) type the compiler could not resolve;
+- `incomplete_hierarchy`: a member or type name looked up in a type with an
+  unresolved supertype, where a member of that supertype may be meant;
+- `syntax`: every identifier token of a member declaration that a syntax
+  error damaged, and every token the recovered tree lost;
+- `javadoc`: a Javadoc reference (`@link`, `@see`) that did not resolve.
 
-(2) is implied by (1) as the store defines `binding_complete`; it is checked
-on its own all the same, and its places are listed first, because they are
-the likeliest hiding places. A file that is not binding-complete is a
-blocker of its own even with no such problem: an unresolved type can hide
-any member reference made through it (`ghost.helper().twice(1)` names no
-`twice` in any problem).
+A file that misses some bindings therefore blocks only the names it leaves
+unaccounted for, and one missing dependency no longer voids the certificates
+of a whole module. A file blocks every name when the indexer failed on it
+(its facts were dropped) or when it was stored by an older pybridge that did
+not record names and it is not binding-complete.
 
 Where references can only come from the declaring file, only that file
 counts: parameters, locals, type parameters, local and anonymous classes
@@ -27,8 +33,11 @@ check for the method and every method it overrides, transitively, since a
 call through a supertype's declaration may dispatch here.
 
 `coverageBlockers` is `{"count": N, "places": [...first 20: {path, line,
-character, reason}]}` here, 0-based; the tools answer each place with flat,
-1-based `line` and `column` (`view.View.flat_blockers`, DESIGN section 7).
+character, name, reason}]}` here, 0-based (`name`: the blocked simple name, or
+null when the whole file blocks); one place per file and name (its first
+occurrence), and `count` counts every occurrence. The tools answer each place
+with flat, 1-based `line` and `column` (`view.View.flat_blockers`, DESIGN
+section 7).
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pybridge.store import DeclRow, FileInfo, Reader, SymbolInfo
+from pybridge.store import DeclRow, Reader, SymbolInfo
 
 from .view import CALLABLE_KINDS
 
@@ -45,9 +54,16 @@ Memo = Callable[[Hashable, Callable[[], Any]], Any]   # a per-generation cache: 
 SHOWN = 20
 PRIVATE = 0x0002        # JDT Modifier.PRIVATE
 FILE_LOCAL_KINDS = frozenset({"PARAMETER", "LOCAL", "TYPE_PARAMETER"})
-_WORDS = {
-    "unresolved_type": "type", "unresolved_method": "method", "unresolved_field": "field",
-    "unresolved_variable": "variable", "unresolved_import": "import", "unresolved_name": "name",
+_WHY = {
+    "unbound": "`{name}` here is a name the compiler could not bind{times}, so it may be a "
+               "reference to this symbol",
+    "uncertain_call": "the call of `{name}` here was bound with an argument type the compiler "
+                      "could not resolve{times}, so another overload of that name may be the one "
+                      "called",
+    "incomplete_hierarchy": "`{name}` here was looked up in a type whose supertypes are not all "
+                            "resolved{times}, so it may name a member they declare",
+    "syntax": "`{name}` here is in code that a syntax error damaged{times}",
+    "javadoc": "the Javadoc reference `{name}` here did not resolve{times}",
 }
 
 
@@ -71,66 +87,49 @@ def _overridden(r: Reader, symbol_id: int) -> set[int]:
     return seen
 
 
-def _incomplete(r: Reader, module: str | None, scope: str | None) -> list[FileInfo]:
-    if all(ms.files == ms.binding_complete_files for ms in r.module_scopes()
-           if module in (None, ms.module) and scope in (None, ms.scope)):
-        return []
-    return [f for f in r.files(module=module, scope=scope) if not f.binding_complete]
-
-
 class _Blockers:
     def __init__(self, r: Reader, memo: Memo, names: set[str], module: str | None,
                  scope: str | None, path: str | None, files_in_filter: bool) -> None:
         self.count = 0
-        self.places: list[dict] = []
+        self.places: list[dict[str, Any]] = []
         if not files_in_filter:
             return
-        filters = {"module": module, "scope": scope, "path": path}
-        named = r.problems(names=sorted(names), **filters) if names else []
         if path is None:   # what does not depend on the symbol is the same for the whole generation
-            syntax = memo(("syntax", module, scope), lambda: r.problems(kinds=["syntax"], **filters))
-            incomplete = memo(("incomplete", module, scope), lambda: _incomplete(r, module, scope))
+            whole = memo(("unaccounted", module, scope),
+                         lambda: r.unaccounted_files(module=module, scope=scope))
         else:
-            syntax = r.problems(kinds=["syntax"], **filters)
-            info = r.file(path)
-            incomplete = [info] if info is not None and not info.binding_complete else []
-        blocked_files = {p.path for p in named} | {p.path for p in syntax}
-        for p in named:
-            self._add(p.path, p.span, f"unresolved {_WORDS.get(p.kind, 'name')} `{p.name}` could "
-                                      f"hide a reference: {p.message}")
-        for p in syntax:
-            self._add(p.path, p.span, f"syntax error: {p.message}")
-        for f in incomplete:
-            if f.path in blocked_files:
-                continue
-            if len(self.places) >= SHOWN:
-                self.count += 1
-                continue
-            first = r.problems(path=f.path, errors_only=True, limit=1)
-            if f.failure:
-                why = f"the indexer failed on this file ({f.failure})"
-            elif first:
-                why = f"its first error is: {first[0].message}"
-            else:
-                why = "the compiler could not bind every name in it"
-            span = first[0].span if first else None
-            self._add(f.path, span, f"not compiled with full bindings, so any reference in it "
-                                    f"may be missing: {why}")
-
-    def _add(self, path: str, span, reason: str) -> None:
-        self.count += 1
-        if len(self.places) < SHOWN:
-            self.places.append({"path": path, "line": span.start_line if span else 0,
-                                "character": span.start_char if span else 0, "reason": reason})
+            whole = r.unaccounted_files(path=path)
+        for f in whole:
+            self.count += 1
+            if len(self.places) < SHOWN:
+                first = r.problems(path=f.path, errors_only=True, limit=1)
+                why = (f.failure.splitlines()[0] if f.failure and f.failure.startswith("Not indexed")
+                       else f"the indexer failed on this file ({f.failure.splitlines()[0]})" if f.failure
+                       else "it was indexed by an older pybridge that did not record names")
+                span = first[0].span if first else None
+                self.places.append({
+                    "path": f.path, "line": span.start_line if span else 0,
+                    "character": span.start_char if span else 0, "name": None,
+                    "reason": f"any name in this file may be a reference: {why}"})
+        if not names:
+            return
+        filters = {"module": module, "scope": scope, "path": path}
+        for b in r.blocked(sorted(names), limit=SHOWN - len(self.places), **filters):
+            times = f" ({b.count} such places in this file)" if b.count > 1 else ""
+            self.places.append({
+                "path": b.path, "line": b.span.start_line, "character": b.span.start_char,
+                "name": b.name, "reason": _WHY[b.reason].format(name=b.name, times=times)})
+        self.count += r.count_blocked(sorted(names), **filters)
 
 
 def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | None,
-             scope: str | None, memo: Memo | None = None) -> dict:
+             scope: str | None, memo: Memo | None = None) -> dict[str, Any]:
     """The coverage part of `meta` for references to one symbol under a module/scope filter."""
     name = decl.name if decl is not None else info.name
     names = {name} if name else set()
     path = _file_local(info, decl)
-    in_filter = path is None or (module in (None, decl.module) and scope in (None, decl.scope))
+    in_filter = path is None or (decl is not None and module in (None, decl.module)
+                                 and scope in (None, decl.scope))
     memo = memo or (lambda _key, compute: compute())
     ref = _Blockers(r, memo, names, module, scope, path, in_filter)
     kind = decl.kind if decl is not None else info.kind

@@ -118,6 +118,7 @@ class Blocker(Model):
     path: str
     line: int = Field(description="1-based.")
     column: int = Field(description="1-based.")
+    name: str | None = Field(None, description="The blocked simple name (null: the whole file blocks).")
     reason: str
 
 

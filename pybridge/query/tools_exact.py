@@ -29,6 +29,9 @@ the kind filters: it says whether any reference could be missing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow
 
@@ -90,11 +93,26 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
         return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given="limit" in a.model_fields_set)[0])
 
 
-def _at_rank(hit, line: int, character: int, target_kind: str | None) -> tuple:
+def borrows_its_name(d: DeclRow) -> bool:
+    """A declaration named at a token that belongs to another one: an anonymous
+    class (`new Foo() {…}`, an enum constant's body `LARGE(10) {…}`) is declared
+    at the name before its body, outside its own span."""
+    return (d.span.start_line, d.span.start_char) > (d.name_span.start_line, d.name_span.start_char)
+
+
+def _at_rank(hit: DeclRow | RefRow, line: int, character: int,
+             target_kind: str | None) -> tuple[bool, bool, int, int]:
+    """What a person means by a position: a name that ends there after one
+    that contains it; the declaration named by the token before what it
+    references, and both before an anonymous class that borrows the token
+    (the constant `LARGE`, not `LARGE.<anonymous>`; the constructor and the
+    class of `new Foo() {…}`, not the anonymous class); a constructor before
+    its class at `new Foo(…)`."""
     span = hit.name_span if isinstance(hit, DeclRow) else hit.span
     at_end = (span.end_line, span.end_char) == (line, character)
+    borrowed = isinstance(hit, DeclRow) and borrows_its_name(hit)
     kind = -1 if isinstance(hit, DeclRow) else REF_KINDS.index(hit.kind)
-    return (at_end, kind, 0 if target_kind == "CONSTRUCTOR" else 1)
+    return (at_end, borrowed, kind, 0 if target_kind == "CONSTRUCTOR" else 1)
 
 
 @tool("symbol_at", args=SymbolAtArgs, result=SymbolAtResult, description="""
@@ -194,7 +212,9 @@ def _page(reader: Reader, sid: int, a: FindReferencesArgs, module: str | None,
     overrides/extends/implements facts; and coverage: referenceCoverage true means an empty or
     short list proves nothing else refers to the symbol. Takes the symbolKey from find_symbol or
     symbol_at; pages with limit (default 100) and nextCursor; kinds, include_javadoc and
-    include_imports narrow the list.""")
+    include_imports narrow the list. referenceCoverage is false only when some file leaves the
+    symbol's simple name unaccounted for (unbound token, overload chosen with an unresolved argument,
+    unresolved supertype, syntax error); meta.coverageBlockers lists those places.""")
 def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
     ws, reader, parsed, info = open_key(call.spaces, a.symbolKey)
     try:

@@ -266,7 +266,7 @@ class View:
             module = info.module if info is not None else None
             places.append({"path": p["path"], "line": p["line"] + 1,
                            "column": self.column(p["path"], module, p["line"], p["character"]),
-                           "reason": p["reason"]})
+                           "name": p.get("name"), "reason": p["reason"]})
         return {**cov, "coverageBlockers": {"count": blockers["count"], "places": places}}
 
     def definition(self, d: DeclRow) -> dict:

@@ -51,6 +51,8 @@ Reading (any number of readers, in any process; WAL)::
         r.calls_from(symbol_ids, module=, scope=, after=, limit=)   # outgoing calls
         r.relations(symbol_ids, direction="both"|"from"|"to", kinds=)
         r.problems(path=, module=, scope=, names=, kinds=, errors_only=, limit=) / r.count_problems(…)
+        r.blocked(names, module=, scope=, path=, limit=) / r.count_blocked(…)   # coverage
+        r.unaccounted_files(module=, scope=, path=)                            # files that block every name
 
 How the query layer maps on it (DESIGN section 7): `find_symbol` is
 `declarations(dotted=… or name=… or scip=…)`; `symbol_at` is `at`;
@@ -58,8 +60,8 @@ How the query layer maps on it (DESIGN section 7): `find_symbol` is
 `findReferences` are `references` + `count_references` + `relations`, paged
 by passing the last row's `sort_key` as `after`; incoming calls and
 `get_callers` are `references(kinds=CALL_KINDS)`, outgoing calls
-`calls_from`; coverage reads `files`/`module_scopes` and `problems(names=…)`,
-`problems(kinds=["syntax"])`. The source line is not stored: read the file.
+`calls_from`; coverage reads `blocked(names=…)` (the names each file leaves
+unaccounted for, `blocked_names`) and `unaccounted_files`. The source line is not stored: read the file.
 
 Durability: WAL with `synchronous=NORMAL` for staging (a process crash
 loses nothing committed; a power loss may lose the last staging batches,
@@ -71,7 +73,8 @@ Schema (numbered migrations in `schema.py`, recorded in `migrations`):
 `symbols` (append-only), `generations` + `current` (the pointer and the
 last number), `file_versions` (digest-unique), `manifest` (generation, file
 version), and per file version `declarations`, `refs`, `relations`,
-`problems`, keyed (file_version_id, ord) WITHOUT ROWID, kinds as small
+`problems`, keyed (file_version_id, ord) WITHOUT ROWID, and `blocked_names`
+keyed (file_version_id, name), kinds as small
 integers, spans as four integers.
 
 Positions are 0-based line and UTF-16 character, end exclusive (as in
@@ -83,14 +86,15 @@ The store imports nothing of pybridge but `pybridge.facts` and
 from .gc import Collected
 from .reader import Reader
 from .rows import (
-    DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+    BlockedRow, DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow,
+    SymbolInfo,
 )
 from .schema import CALL_KINDS
 from .staging import Staging
 from .store import DEFAULT_KEEP, Store
 
 __all__ = [
-    "CALL_KINDS", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
+    "BlockedRow", "CALL_KINDS", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
     "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store",
     "SymbolInfo",
 ]

@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass
 
 from pybridge.errors import StoreError
-from pybridge.facts import Declaration, FileFacts, Problem, Reference, Relation
+from pybridge.facts import Blocked, Declaration, FileFacts, Problem, Reference, Relation
 
-from .schema import DECL_KIND_CODES, PROBLEM_KIND_CODES, REF_KIND_CODES, RELATION_KIND_CODES
+from .schema import BLOCK_REASON_CODES, DECL_KIND_CODES, PROBLEM_KIND_CODES, REF_KIND_CODES, RELATION_KIND_CODES
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,7 @@ class CanonicalFacts:
     relations: list[Relation]
     problems: list[Problem]
     external: list[tuple[str, tuple[str, str, str]]]
+    blocked: list[Blocked]
     digest: bytes
 
 
@@ -62,6 +63,15 @@ def _check(facts: FileFacts, relpath: str) -> None:
     for p in facts.problems:
         if p.kind not in PROBLEM_KIND_CODES:
             raise bad("problem", p.kind)
+    names = set()
+    for b in facts.blocked:
+        if b.reason not in BLOCK_REASON_CODES:
+            raise bad("blocked-name", b.reason)
+        if not b.name or b.name in names:
+            raise StoreError(f"The blocked names of {relpath} hold an empty or repeated name "
+                             f"{b.name!r}; the indexer emitted a broken fact, so report it with "
+                             f"the file.", path=relpath)
+        names.add(b.name)
     for key, (kind, _dotted, _scip) in facts.external.items():
         if kind and kind not in DECL_KIND_CODES:
             raise bad("library declaration", kind)
@@ -90,10 +100,13 @@ def canonicalize(module: str, scope: str, relpath: str, content_sha256: str,
     rels = sorted(set(facts.relations))
     probs = sorted(facts.problems, key=_problem_order)
     external = sorted(facts.external.items())
+    blocked = sorted(facts.blocked)
+    # "blocked" tags the layout that records blocked names: no version written
+    # before it (whose names are unknown) can share a digest with one after.
     payload = json.dumps(
         [module, scope, relpath, content_sha256, bool(facts.binding_complete), facts.failure,
-         decls, refs, rels, probs, external],
+         decls, refs, rels, probs, external, "blocked", blocked],
         ensure_ascii=False, separators=(",", ":"),
     )
     digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).digest()
-    return CanonicalFacts(decls, refs, rels, probs, external, digest)
+    return CanonicalFacts(decls, refs, rels, probs, external, blocked, digest)

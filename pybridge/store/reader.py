@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pybridge.errors import StoreError
-from pybridge.facts import DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
+from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
 
 from .rows import (
-    DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+    BlockedRow, DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
 )
 from .schema import (
     CALL_KIND_SQL, DECL_KIND_CODES, NAMED_KIND_MAX, PROBLEM_KIND_CODES, REF_KIND_CODES,
@@ -317,6 +317,15 @@ class Reader:
             modifiers=r[18], container_id=r[19], container_key=r[20],
         )
 
+    def file_declarations(self, path: str) -> list[DeclRow]:
+        """Every declaration of one file of the generation, by position."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [self._decl(r) for r in self._rows(
+            _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+            + " ORDER BY line, col, d.ord", {"g": self.generation.id, "fv": fv[10]})]
+
     def at(self, path: str, line: int, char: int) -> list[DeclRow | RefRow]:
         """What is at a position: the declarations and references whose name
         span contains (line, char), best first.
@@ -449,6 +458,59 @@ class Reader:
         sql = " UNION ".join(branches) + " ORDER BY path, kind, from_id, to_id"
         return [RelationRow(RELATION_KINDS[r[0]], r[1], r[2], r[3], r[4], r[5])
                 for r in self._rows(sql, q.params)]
+
+    # blocked names (coverage) ---------------------------------------------
+
+    def blocked(self, names: Iterable[str], *, module: str | None = None,
+                scope: str | None = None, path: str | None = None,
+                limit: int | None = None) -> list[BlockedRow]:
+        """The generation's files that leave one of `names` unaccounted for, one
+        row per file and name, by path and position (index `blocked_names_by_name`)."""
+        q = self._blocked_query(names, module, scope, path)
+        rows = self._rows(
+            "SELECT f.path AS path, f.module, f.scope, b.name, b.reason, b.line AS line,"
+            " b.col AS col, b.dline, b.end_col, b.count FROM blocked_names b"
+            + _IN_GENERATION.format(t="b")
+            + f" WHERE {q.sql()} ORDER BY path, line, col LIMIT {q.param(_limit(limit))}",
+            q.params,
+        )
+        return [BlockedRow(r[0], r[1], r[2], r[3], BLOCK_REASONS[r[4]], _span(r[5], r[6], r[7], r[8]),
+                           r[9]) for r in rows]
+
+    def count_blocked(self, names: Iterable[str], *, module: str | None = None,
+                      scope: str | None = None, path: str | None = None) -> int:
+        """How many occurrences `blocked` stands for (the sum of its rows' counts)."""
+        q = self._blocked_query(names, module, scope, path)
+        return int(self._rows(
+            "SELECT total(b.count) FROM blocked_names b" + _IN_GENERATION.format(t="b")
+            + f" WHERE {q.sql()}", q.params)[0][0])
+
+    def _blocked_query(self, names: Iterable[str], module: str | None, scope: str | None,
+                       path: str | None) -> _Query:
+        q = self._query()
+        q.within("b.name", [names] if isinstance(names, str) else list(names))
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        q.equal("f.path", path)
+        return q
+
+    def unaccounted_files(self, *, module: str | None = None, scope: str | None = None,
+                          path: str | None = None) -> list[FileInfo]:
+        """Files that block every name: the indexer failed on them (their facts
+        were dropped), or they were stored before blocked names were recorded
+        and are not binding-complete."""
+        q = self._query()
+        q.equal("f.module", module)
+        q.equal("f.scope", scope)
+        q.equal("f.path", path)
+        rows = self._rows(
+            f"SELECT {_FILE_COLUMNS} FROM manifest m"
+            " CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            f" WHERE m.generation_id = :g AND {q.sql()} AND (f.failure IS NOT NULL"
+            " OR (f.names_recorded = 0 AND f.binding_complete = 0)) ORDER BY f.path",
+            q.params,
+        )
+        return [self._file(row) for row in rows]
 
     # problems --------------------------------------------------------------
 

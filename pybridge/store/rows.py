@@ -113,3 +113,15 @@ class ProblemRow:
     message: str
     span: Span
     is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BlockedRow:
+    """A simple name one file leaves unaccounted for (DESIGN section 8)."""
+    path: str
+    module: str
+    scope: str
+    name: str
+    reason: str              # one of pybridge.facts.BLOCK_REASONS (of the first occurrence)
+    span: Span               # the first occurrence
+    count: int               # occurrences in the file

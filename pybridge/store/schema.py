@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 
 from pybridge.errors import StoreError
-from pybridge.facts import DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS
+from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS
 
 from .db import transaction
 
@@ -28,6 +28,7 @@ DECL_KIND_CODES = {kind: code for code, kind in enumerate(DECL_KINDS)}
 REF_KIND_CODES = {kind: code for code, kind in enumerate(REF_KINDS)}
 RELATION_KIND_CODES = {kind: code for code, kind in enumerate(RELATION_KINDS)}
 PROBLEM_KIND_CODES = {kind: code for code, kind in enumerate(PROBLEM_KINDS)}
+BLOCK_REASON_CODES = {reason: code for code, reason in enumerate(BLOCK_REASONS)}
 
 # invocation, construction, method_reference: the kinds that make a call
 # (DESIGN section 6). The partial index `refs_calls_by_container` is defined
@@ -293,4 +294,29 @@ def _incremental(conn: sqlite3.Connection) -> None:
         file_version_id INTEGER PRIMARY KEY REFERENCES file_versions(id) ON DELETE CASCADE,
         signatures      TEXT NOT NULL
     )
+    """)
+
+
+@migration("0003_blocked_names")
+def _blocked_names(conn: sqlite3.Connection) -> None:
+    _run(conn, """
+    -- The names a file version leaves unaccounted for (DESIGN section 8): one
+    -- row per simple name, with the reason and place of its first occurrence
+    -- and the number of occurrences. Coverage of a symbol named N looks up
+    -- the rows named N of the generation's files (blocked_names_by_name).
+    CREATE TABLE blocked_names (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        name            TEXT NOT NULL,
+        reason          INTEGER NOT NULL,
+        line            INTEGER NOT NULL,
+        col             INTEGER NOT NULL,
+        dline           INTEGER NOT NULL,
+        end_col         INTEGER NOT NULL,
+        count           INTEGER NOT NULL,
+        PRIMARY KEY (file_version_id, name)
+    ) WITHOUT ROWID;
+    CREATE INDEX blocked_names_by_name ON blocked_names(name, file_version_id);
+    -- 1 when the version's blocked names were recorded; versions written before
+    -- this migration have 0 and, unless binding-complete, block every name.
+    ALTER TABLE file_versions ADD COLUMN names_recorded INTEGER NOT NULL DEFAULT 0
     """)

@@ -28,7 +28,8 @@ from . import faults, gc
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
 from .schema import (
-    DECL_KIND_CODES, PROBLEM_KIND_CODES, PUBLISHED, REF_KIND_CODES, RELATION_KIND_CODES, STAGING,
+    BLOCK_REASON_CODES, DECL_KIND_CODES, PROBLEM_KIND_CODES, PUBLISHED, REF_KIND_CODES,
+    RELATION_KIND_CODES, STAGING,
 )
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ class Staging:
             )
             self._paths.add(relpath)
             self._pending_rows += 1 + (0 if reused else len(canon.references)
-                                       + len(canon.declarations) + len(canon.problems))
+                                       + len(canon.declarations) + len(canon.problems)
+                                       + len(canon.blocked))
             if self._pending_rows >= self._batch_rows:
                 self._commit_batch()
         except (sqlite3.Error, UnicodeEncodeError) as exc:
@@ -362,8 +364,9 @@ class Staging:
         fv = conn.execute(
             """
             INSERT INTO file_versions (digest, path, module, scope, content_sha256, size,
-                binding_complete, failure, n_declarations, n_references, n_relations, n_problems)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                binding_complete, failure, n_declarations, n_references, n_relations, n_problems,
+                names_recorded)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING id
             """,
             (canon.digest, relpath, module, scope, content_sha256, int(size),
              int(bool(facts.binding_complete)), facts.failure, len(canon.declarations),
@@ -402,6 +405,11 @@ class Staging:
             [(fv, ord_, PROBLEM_KIND_CODES[p.kind], p.name, p.message, *_span(p.span),
               int(bool(p.is_error)))
              for ord_, p in enumerate(canon.problems)],
+        )
+        conn.executemany(
+            "INSERT INTO blocked_names VALUES (?,?,?, ?,?,?,?, ?)",
+            [(fv, b.name, BLOCK_REASON_CODES[b.reason], *_span(b.span), b.count)
+             for b in canon.blocked],
         )
         return fv
 

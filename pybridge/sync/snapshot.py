@@ -261,8 +261,9 @@ def oversized_facts(snap: Snapshot, module: str, scope: str) -> list[tuple[str, 
         if (m, s) == (module, scope):
             message = (f"Not indexed: {size:,} bytes is above the {max_file_bytes():,}-byte bound "
                        f"({MAX_FILE_BYTES_ENV}).")
-            out.append((rel, FileFacts(path=str(snap.root / rel), binding_complete=False, problems=[
-                Problem("other_error", "", message, Span(0, 0, 0, 0), False)])))
+            # `failure` makes the file block every name (coverage), as a file the indexer failed on.
+            out.append((rel, FileFacts(path=str(snap.root / rel), binding_complete=False, failure=message,
+                                       problems=[Problem("other_error", "", message, Span(0, 0, 0, 0), False)])))
     return out
 
 

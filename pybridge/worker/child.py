@@ -123,6 +123,7 @@ def _payload(batch) -> dict:
         "rels": memoryview(batch.rels).tobytes(),
         "probs": memoryview(batch.probs).tobytes(),
         "exts": memoryview(batch.exts).tobytes(),
+        "blocks": memoryview(batch.blocks).tobytes(),
         "elapsed_ms": int(batch.elapsedMillis),
     }
 

@@ -10,11 +10,21 @@ from __future__ import annotations
 from array import array
 
 from pybridge.facts import (
-    DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS,
-    Declaration, FileFacts, Problem, Reference, Relation, Span,
+    BLOCK_REASONS,
+    DECL_KINDS,
+    PROBLEM_KINDS,
+    REF_KINDS,
+    RELATION_KINDS,
+    Blocked,
+    Declaration,
+    FileFacts,
+    Problem,
+    Reference,
+    Relation,
+    Span,
 )
 
-FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH = 13, 16, 9, 3, 8, 4
+FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 7
 
 
 def _ints(data: bytes) -> array:
@@ -35,6 +45,7 @@ def decode(payload: dict) -> list[FileFacts]:
     rels = _ints(payload["rels"])
     probs = _ints(payload["probs"])
     exts = _ints(payload["exts"])
+    blocks = _ints(payload["blocks"])
     out: list[FileFacts] = []
     for f in range(0, len(files), FILE_WIDTH):
         row = files[f:f + FILE_WIDTH]
@@ -57,5 +68,8 @@ def decode(payload: dict) -> list[FileFacts]:
         for i in range(row[10], row[11]):
             e = exts[i * EXT_WIDTH:(i + 1) * EXT_WIDTH]
             ff.external[s(e[0])] = (DECL_KINDS[e[1]] if e[1] >= 0 else "", s(e[2]), s(e[3]))
+        for i in range(row[13], row[14]):
+            b = blocks[i * BLOCK_WIDTH:(i + 1) * BLOCK_WIDTH]
+            ff.blocked.append(Blocked(s(b[0]), BLOCK_REASONS[b[1]], Span(b[2], b[3], b[4], b[5]), b[6]))
         out.append(ff)
     return out

@@ -11,8 +11,8 @@ package dev.pybridge.indexer;
  * and the order of fields documented beside them.
  */
 public final class Batch {
-    /** path, bindingComplete, declStart, declEnd, refStart, refEnd, relStart, relEnd, probStart, probEnd, extStart, extEnd, failure. */
-    public static final int FILE_WIDTH = 13;
+    /** path, bindingComplete, declStart, declEnd, refStart, refEnd, relStart, relEnd, probStart, probEnd, extStart, extEnd, failure, blockStart, blockEnd. */
+    public static final int FILE_WIDTH = 15;
     /** key, kind, name, display, dotted, scip, nameSpan[4], span[4], modifiers, declaringKey. */
     public static final int DECL_WIDTH = 16;
     /** targetKey, targetScip, span[4], kind, containerKey, flags. */
@@ -23,6 +23,8 @@ public final class Batch {
     public static final int PROB_WIDTH = 8;
     /** key, kind, dotted, scip: library and JDK declarations that references point at. */
     public static final int EXT_WIDTH = 4;
+    /** name, reason, span[4] (the first occurrence), count: the names a file leaves unaccounted for ({@link NameBlocks}). */
+    public static final int BLOCK_WIDTH = 7;
 
     /** The string table, entries separated by NUL. */
     public final String strings;
@@ -32,10 +34,11 @@ public final class Batch {
     public final int[] rels;
     public final int[] probs;
     public final int[] exts;
+    public final int[] blocks;
     /** Milliseconds spent in createASTs (parse, resolve and visit). */
     public final long elapsedMillis;
 
-    Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, long elapsedMillis) {
+    Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, int[] blocks, long elapsedMillis) {
         this.strings = strings;
         this.files = files;
         this.decls = decls;
@@ -43,6 +46,7 @@ public final class Batch {
         this.rels = rels;
         this.probs = probs;
         this.exts = exts;
+        this.blocks = blocks;
         this.elapsedMillis = elapsedMillis;
     }
 }

@@ -15,9 +15,10 @@ final class FactSink {
     final IntList rels = new IntList();
     final IntList probs = new IntList();
     final IntList exts = new IntList();
+    final IntList blocks = new IntList();
 
     private int fileStart;
-    private int declStart, refStart, relStart, probStart, extStart;
+    private int declStart, refStart, relStart, probStart, extStart, blockStart;
 
     int str(String s) {
         if (s == null) {
@@ -44,6 +45,7 @@ final class FactSink {
         relStart = rels.size() / Batch.REL_WIDTH;
         probStart = probs.size() / Batch.PROB_WIDTH;
         extStart = exts.size() / Batch.EXT_WIDTH;
+        blockStart = blocks.size() / Batch.BLOCK_WIDTH;
     }
 
     void endFile(String path, boolean bindingComplete, String failure) {
@@ -60,11 +62,13 @@ final class FactSink {
         files.add(extStart);
         files.add(exts.size() / Batch.EXT_WIDTH);
         files.add(str(failure));
+        files.add(blockStart);
+        files.add(blocks.size() / Batch.BLOCK_WIDTH);
     }
 
     /** Drops whatever the current file emitted (used when its visitor fails midway). */
     int[] mark() {
-        return new int[] {decls.size(), refs.size(), rels.size(), probs.size(), exts.size()};
+        return new int[] {decls.size(), refs.size(), rels.size(), probs.size(), exts.size(), blocks.size()};
     }
 
     void decl(String key, int kind, String name, String display, String dotted, String scip,
@@ -111,8 +115,16 @@ final class FactSink {
         exts.add(str(scip));
     }
 
+    /** A name the file leaves unaccounted for (see {@link NameBlocks}): its first place and how often. */
+    void block(String name, int reason, int[] span, int count) {
+        blocks.add(str(name));
+        blocks.add(reason);
+        for (int v : span) blocks.add(v);
+        blocks.add(count);
+    }
+
     Batch toBatch(long elapsedMillis) {
         return new Batch(table.toString(), files.toArray(), decls.toArray(), refs.toArray(),
-                rels.toArray(), probs.toArray(), exts.toArray(), elapsedMillis);
+                rels.toArray(), probs.toArray(), exts.toArray(), blocks.toArray(), elapsedMillis);
     }
 }

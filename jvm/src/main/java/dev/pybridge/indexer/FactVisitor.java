@@ -48,6 +48,11 @@ final class FactVisitor extends ASTVisitor {
     private final Map<String, Integer> initializerCounts = new java.util.HashMap<>();
     private int javadocDepth;
     private int importDepth;
+    /** The names this file leaves unaccounted for (DESIGN section 8). */
+    private final NameBlocks blocks = new NameBlocks();
+    /** The enclosing types, innermost first (a null binding is kept as {@link #UNKNOWN_TYPE}). */
+    private final Deque<Object> enclosingTypes = new ArrayDeque<>();
+    private static final Object UNKNOWN_TYPE = new Object();
 
     FactVisitor(CompilationUnit cu, FactSink sink, Symbols symbols, SourceText source, boolean javadoc) {
         super(javadoc);
@@ -228,12 +233,224 @@ final class FactVisitor extends ASTVisitor {
 
     @Override
     public boolean visit(SimpleName node) {
+        blocks.node(node.getStartPosition());
         if (isDeclarationName(node) || handled.contains(node)) return false;
         IBinding b = node.resolveBinding();
-        if (b == null) return false;
+        IBinding d = b == null ? null : Symbols.declaration(b);
+        if (d == null || d.isRecovered() || (d.getKey() == null && !(d instanceof IPackageBinding))) {
+            if (!cannotNameADeclaration(node)) block(node, javadocDepth > 0 ? NameBlocks.JAVADOC : NameBlocks.UNBOUND);
+            return false;
+        }
         int kind = kindOf(node, b);
         if (kind >= 0) ref(node, b, kind);
+        if (javadocDepth == 0 && lookedUpInIncompleteType(node, d)) block(node, NameBlocks.INCOMPLETE_HIERARCHY);
         return false;
+    }
+
+    private void block(SimpleName node, int reason) {
+        blocks.block(node.getIdentifier(), reason, node.getStartPosition(), node.getLength());
+    }
+
+    /**
+     * Unbound names that cannot be a reference to any declaration: labels, {@code var},
+     * and the element names of an annotation whose type is unresolved (only that
+     * annotation's own elements can be named there).
+     */
+    private static boolean cannotNameADeclaration(SimpleName node) {
+        ASTNode p = node.getParent();
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        if (loc == LabeledStatement.LABEL_PROPERTY || loc == BreakStatement.LABEL_PROPERTY
+                || loc == ContinueStatement.LABEL_PROPERTY) return true;
+        if (p instanceof SimpleType && ((SimpleType) p).isVar()) return true;
+        // `java` in `import java.util.List` has no binding of its own: a prefix of a package name.
+        ASTNode n = node;
+        while (n.getParent() instanceof QualifiedName && n.getLocationInParent() == QualifiedName.QUALIFIER_PROPERTY) {
+            n = n.getParent();
+            if (((QualifiedName) n).resolveBinding() instanceof IPackageBinding) return true;
+        }
+        if (p instanceof MemberValuePair && loc == MemberValuePair.NAME_PROPERTY
+                && p.getParent() instanceof NormalAnnotation) {
+            ITypeBinding a = ((NormalAnnotation) p.getParent()).getTypeName().resolveTypeBinding();
+            return a == null || a.isRecovered();
+        }
+        return false;
+    }
+
+    /**
+     * Whether a member or type name was looked up in a type whose hierarchy is
+     * incomplete: a member of the missing supertype could be the one meant.
+     * Qualified names look in their qualifier's type; simple names in every
+     * enclosing type.
+     */
+    private boolean lookedUpInIncompleteType(SimpleName node, IBinding d) {
+        if (d instanceof IVariableBinding) {
+            if (!((IVariableBinding) d).isField()) return false;
+        } else if (d instanceof ITypeBinding) {
+            if (((ITypeBinding) d).isTypeVariable()) return false;
+        } else if (!(d instanceof IMethodBinding)) {
+            return false;
+        }
+        ASTNode p = node.getParent();
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        ITypeBinding receiver = null;
+        boolean qualified = true;
+        if (loc == QualifiedName.NAME_PROPERTY) {
+            IBinding q = ((QualifiedName) p).getQualifier().resolveBinding();
+            if (q instanceof IPackageBinding) return false;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : ((QualifiedName) p).getQualifier().resolveTypeBinding();
+        } else if (loc == FieldAccess.NAME_PROPERTY) {
+            receiver = ((FieldAccess) p).getExpression().resolveTypeBinding();
+        } else if (loc == MethodInvocation.NAME_PROPERTY && ((MethodInvocation) p).getExpression() != null) {
+            Expression e = ((MethodInvocation) p).getExpression();
+            IBinding q = e instanceof Name ? ((Name) e).resolveBinding() : null;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : e.resolveTypeBinding();
+        } else if (loc == QualifiedType.NAME_PROPERTY) {
+            receiver = ((QualifiedType) p).getQualifier().resolveBinding();
+        } else if (loc == NameQualifiedType.NAME_PROPERTY) {
+            IBinding q = ((NameQualifiedType) p).getQualifier().resolveBinding();
+            if (q instanceof IPackageBinding) return false;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : null;
+        } else if (loc == ExpressionMethodReference.NAME_PROPERTY) {
+            Expression e = ((ExpressionMethodReference) p).getExpression();
+            IBinding q = e instanceof Name ? ((Name) e).resolveBinding() : null;
+            receiver = q instanceof ITypeBinding ? (ITypeBinding) q : e.resolveTypeBinding();
+        } else if (loc == TypeMethodReference.NAME_PROPERTY) {
+            receiver = ((TypeMethodReference) p).getType().resolveBinding();
+        } else if (loc == MemberValuePair.NAME_PROPERTY) {
+            return false;   // an annotation's element: annotation types have no supertypes to miss
+        } else {
+            qualified = false;
+        }
+        boolean method = d instanceof IMethodBinding;
+        ITypeBinding owner = declaringType(d);
+        if (qualified) {
+            if (receiver == null) return true;
+            // A field or member type declared in the receiver's type itself hides any inherited one.
+            if (!method && owner != null && receiver.getTypeDeclaration().isEqualTo(owner)) return false;
+            return symbols.incompleteHierarchy(receiver);
+        }
+        // A simple name: Java looks in each enclosing type, innermost first, until one has a member of that name.
+        for (Object o : enclosingTypes) {
+            if (o == UNKNOWN_TYPE) return true;
+            ITypeBinding e = (ITypeBinding) o;
+            if (owner != null && e.isEqualTo(owner)) return method && symbols.incompleteHierarchy(e);
+            if (symbols.incompleteHierarchy(e)) return true;
+            if (owner != null && e.isSubTypeCompatible(owner)) return false;
+        }
+        return false;
+    }
+
+    private static ITypeBinding declaringType(IBinding d) {
+        ITypeBinding t = d instanceof IMethodBinding ? ((IMethodBinding) d).getDeclaringClass()
+                : d instanceof IVariableBinding ? ((IVariableBinding) d).getDeclaringClass()
+                : d instanceof ITypeBinding ? ((ITypeBinding) d).getDeclaringClass() : null;
+        return t == null ? null : t.getTypeDeclaration();
+    }
+
+    /**
+     * Whether an overload other than {@code m} could take {@code argc} arguments: then an
+     * argument of unknown type leaves the choice open. Constructors are not inherited, so
+     * their rivals are the class's own; a method's are those of {@code where} (the type
+     * the lookup found it in) and its supertypes, and an unresolved one may hide any.
+     */
+    private boolean hasRivalOverload(IMethodBinding m, ITypeBinding where, int argc) {
+        if (m == null || m.isRecovered()) return true;
+        IMethodBinding decl = m.getMethodDeclaration();
+        ITypeBinding start = m.isConstructor() ? m.getDeclaringClass() : (where != null ? where : m.getDeclaringClass());
+        if (start == null) return true;
+        Deque<ITypeBinding> todo = new ArrayDeque<>();
+        Set<String> seen = new HashSet<>();
+        todo.push(start);
+        while (!todo.isEmpty()) {
+            ITypeBinding t = todo.pop().getTypeDeclaration();
+            if (t.isRecovered()) return true;
+            if (t.getKey() != null && !seen.add(t.getKey())) continue;
+            for (IMethodBinding other : t.getDeclaredMethods()) {
+                if (other.isConstructor() != m.isConstructor() || !other.getName().equals(m.getName())) continue;
+                if (other.isEqualTo(decl) || decl.overrides(other) || other.overrides(decl)) continue;
+                int n = other.getParameterTypes().length;
+                if (n == argc || (other.isVarargs() && argc >= n - 1)) return true;
+            }
+            if (m.isConstructor()) break;
+            if (t.getSuperclass() != null) todo.push(t.getSuperclass());
+            for (ITypeBinding i : t.getInterfaces()) todo.push(i);
+        }
+        return false;
+    }
+
+    /** The type a method call's name is looked up in: the receiver's, else the enclosing type that has it. */
+    private ITypeBinding lookupType(Expression receiver, IMethodBinding m) {
+        if (receiver != null) {
+            IBinding q = receiver instanceof Name ? ((Name) receiver).resolveBinding() : null;
+            return q instanceof ITypeBinding ? (ITypeBinding) q : receiver.resolveTypeBinding();
+        }
+        ITypeBinding owner = m == null ? null : declaringType(m);
+        for (Object o : enclosingTypes) {
+            if (o == UNKNOWN_TYPE) return null;
+            ITypeBinding e = (ITypeBinding) o;
+            if (owner != null && (e.isEqualTo(owner) || e.isSubTypeCompatible(owner))) return e;
+        }
+        return null;
+    }
+
+    /** A call whose overload was chosen with an argument type the compiler could not resolve. */
+    private boolean uncertainArguments(List<?> arguments) {
+        for (Object a : arguments) {
+            if (symbols.uncertainArgument(((Expression) a).resolveTypeBinding())) return true;
+        }
+        return false;
+    }
+
+    private void uncertainCall(String name, int start, int length) {
+        blocks.block(name, NameBlocks.UNCERTAIN_CALL, start, length);
+    }
+
+    @Override
+    public boolean visit(MethodInvocation node) {
+        IMethodBinding m = node.resolveMethodBinding();
+        if (uncertainArguments(node.arguments())
+                && hasRivalOverload(m, lookupType(node.getExpression(), m), node.arguments().size())) {
+            SimpleName n = node.getName();
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+        }
+        return true;
+    }
+
+    @Override
+    public boolean visit(SuperMethodInvocation node) {
+        IMethodBinding m = node.resolveMethodBinding();
+        if (uncertainArguments(node.arguments()) && hasRivalOverload(m, null, node.arguments().size())) {
+            SimpleName n = node.getName();
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+        }
+        return true;
+    }
+
+    /** A method reference's overload depends on its target type: uncertain when that is unresolved. */
+    private boolean methodReference(MethodReference node, SimpleName name) {
+        ITypeBinding target = node.resolveTypeBinding();
+        if (target == null || symbols.uncertainArgument(target)) {
+            uncertainCall(name.getIdentifier(), name.getStartPosition(), name.getLength());
+        }
+        return true;
+    }
+
+    @Override public boolean visit(ExpressionMethodReference node) { return methodReference(node, node.getName()); }
+    @Override public boolean visit(TypeMethodReference node) { return methodReference(node, node.getName()); }
+    @Override public boolean visit(SuperMethodReference node) { return methodReference(node, node.getName()); }
+
+    @Override
+    public boolean preVisit2(ASTNode node) {
+        if ((node.getFlags() & (ASTNode.MALFORMED | ASTNode.RECOVERED)) != 0) damage(node);
+        return true;
+    }
+
+    /** The innermost member declaration around {@code node} (else the whole file) was damaged by a syntax error. */
+    private void damage(ASTNode node) {
+        ASTNode n = node;
+        while (n != null && !(n instanceof BodyDeclaration)) n = n.getParent();
+        if (n == null) blocks.damage(0, Integer.MAX_VALUE);
+        else blocks.damage(n.getStartPosition(), n.getStartPosition() + n.getLength());
     }
 
     /** Names that declare: JDT's isDeclaration() says false for constructor and record names. */
@@ -292,9 +509,33 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public boolean visit(ClassInstanceCreation node) {
         SimpleName token = typeToken(node.getType());
-        IMethodBinding ctor = constructorOf(node.resolveConstructorBinding());
+        IMethodBinding bound = node.resolveConstructorBinding();
+        IMethodBinding ctor = constructorOf(bound);
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
+        if (token != null && (bound == null || bound.isRecovered() || (uncertainArguments(node.arguments())
+                && hasRivalOverload(ctor != null ? ctor : bound, null, node.arguments().size())))) {
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+        }
         return true;
+    }
+
+    /** The simple name of the class whose constructor {@code this(…)}/{@code super(…)} calls, from the binding or the source. */
+    private static String constructorName(IMethodBinding ctor, ASTNode call, boolean superCall) {
+        if (ctor != null && !ctor.isRecovered() && ctor.getDeclaringClass() != null) return ctor.getDeclaringClass().getName();
+        ASTNode n = call;
+        while (n != null && !(n instanceof AbstractTypeDeclaration) && !(n instanceof AnonymousClassDeclaration)) n = n.getParent();
+        if (!superCall) return n instanceof AbstractTypeDeclaration ? ((AbstractTypeDeclaration) n).getName().getIdentifier() : null;
+        if (n instanceof TypeDeclaration && ((TypeDeclaration) n).getSuperclassType() != null) {
+            SimpleName t = typeToken(((TypeDeclaration) n).getSuperclassType());
+            return t == null ? null : t.getIdentifier();
+        }
+        return null;
+    }
+
+    private void explicitConstructorCall(ASTNode call, IMethodBinding ctor, List<?> arguments, int at, int length, boolean superCall) {
+        if (ctor == null || ctor.isRecovered() || (uncertainArguments(arguments) && hasRivalOverload(ctor, null, arguments.size()))) {
+            uncertainCall(constructorName(ctor, call, superCall), at, length);
+        }
     }
 
     @Override
@@ -302,6 +543,7 @@ final class FactVisitor extends ASTVisitor {
         int from = node.typeArguments().isEmpty() ? node.getStartPosition() : end((ASTNode) node.typeArguments().get(node.typeArguments().size() - 1));
         int at = source.find("this", from, node.getStartPosition() + node.getLength());
         if (at >= 0) ref(at, 4, node.resolveConstructorBinding(), Kinds.INVOCATION);
+        explicitConstructorCall(node, node.resolveConstructorBinding(), node.arguments(), Math.max(at, node.getStartPosition()), 4, false);
         return true;
     }
 
@@ -312,6 +554,7 @@ final class FactVisitor extends ASTVisitor {
         if (!node.typeArguments().isEmpty()) from = Math.max(from, end((ASTNode) node.typeArguments().get(node.typeArguments().size() - 1)));
         int at = source.find("super", from, node.getStartPosition() + node.getLength());
         if (at >= 0) ref(at, 5, node.resolveConstructorBinding(), Kinds.INVOCATION);
+        explicitConstructorCall(node, node.resolveConstructorBinding(), node.arguments(), Math.max(at, node.getStartPosition()), 5, true);
         return true;
     }
 
@@ -320,6 +563,12 @@ final class FactVisitor extends ASTVisitor {
         int at = source.find("new", end(node.getType()), node.getStartPosition() + node.getLength());
         IMethodBinding ctor = node.resolveMethodBinding();
         if (at >= 0 && ctor != null) ref(at, 3, ctor, Kinds.METHOD_REFERENCE);
+        SimpleName token = typeToken(node.getType());
+        ITypeBinding target = node.resolveTypeBinding();
+        if (token != null && (ctor == null || ctor.isRecovered() || target == null || symbols.uncertainArgument(target))
+                && !(node.getType() instanceof ArrayType)) {
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+        }
         return true;
     }
 
@@ -348,6 +597,16 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public void endVisit(CompilationUnit node) {
         pop();
+        boolean syntaxErrors = false;
+        for (org.eclipse.jdt.core.compiler.IProblem p : node.getProblems()) {
+            if (!p.isError() || (p.getID() & org.eclipse.jdt.core.compiler.IProblem.Syntax) == 0) continue;
+            syntaxErrors = true;
+            int start = Math.max(p.getSourceStart(), 0);
+            ASTNode at = NodeFinder.perform(node, start, Math.max(p.getSourceEnd() - start + 1, 0));
+            damage(at == null ? node : at);
+        }
+        blocks.scan(source.text().toCharArray(), org.eclipse.jdt.core.JavaCore.latestSupportedJavaVersion(), syntaxErrors);
+        blocks.emit(sink, this);
     }
 
     @Override
@@ -409,7 +668,17 @@ final class FactVisitor extends ASTVisitor {
         decl(t, node.getName(), node);
         if (t != null) relations(t);
         push(t);
+        enterType(t);
         return true;
+    }
+
+    private void enterType(ITypeBinding t) {
+        enclosingTypes.push(t == null ? UNKNOWN_TYPE : t.getTypeDeclaration());
+    }
+
+    private void endType() {
+        pop();
+        enclosingTypes.pop();
     }
 
     private void relations(ITypeBinding t) {
@@ -431,13 +700,13 @@ final class FactVisitor extends ASTVisitor {
     }
 
     @Override public boolean visit(TypeDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(TypeDeclaration node) { pop(); }
+    @Override public void endVisit(TypeDeclaration node) { endType(); }
     @Override public boolean visit(EnumDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(EnumDeclaration node) { pop(); }
+    @Override public void endVisit(EnumDeclaration node) { endType(); }
     @Override public boolean visit(RecordDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(RecordDeclaration node) { pop(); }
+    @Override public void endVisit(RecordDeclaration node) { endType(); }
     @Override public boolean visit(AnnotationTypeDeclaration node) { return typeDecl(node); }
-    @Override public void endVisit(AnnotationTypeDeclaration node) { pop(); }
+    @Override public void endVisit(AnnotationTypeDeclaration node) { endType(); }
 
     @Override
     public boolean visit(AnonymousClassDeclaration node) {
@@ -450,10 +719,11 @@ final class FactVisitor extends ASTVisitor {
             relations(t);
         }
         push(t);
+        enterType(t);
         return true;
     }
 
-    @Override public void endVisit(AnonymousClassDeclaration node) { pop(); }
+    @Override public void endVisit(AnonymousClassDeclaration node) { endType(); }
 
     @Override
     public boolean visit(MethodDeclaration node) {
@@ -580,6 +850,14 @@ final class FactVisitor extends ASTVisitor {
             ctor = constructorOf(ctor);
         }
         if (ctor != null) ref(node.getName(), ctor, Kinds.CONSTRUCTION);
+        IMethodBinding bound = node.resolveConstructorBinding();
+        if (bound == null || bound.isRecovered()
+                || (uncertainArguments(node.arguments()) && hasRivalOverload(bound, null, node.arguments().size()))) {
+            ASTNode e = node.getParent();
+            if (e instanceof EnumDeclaration) {
+                uncertainCall(((EnumDeclaration) e).getName().getIdentifier(), node.getName().getStartPosition(), node.getName().getLength());
+            }
+        }
         return true;
     }
 

@@ -27,7 +27,7 @@ import org.eclipse.jdt.core.dom.FileASTRequestor;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "1";
+    public static final String VERSION = "2";
 
     private Indexer() {}
 
@@ -142,6 +142,7 @@ public final class Indexer {
             sink.refs.truncate(mark[1]);
             sink.rels.truncate(mark[2]);
             sink.exts.truncate(mark[4]);
+            sink.blocks.truncate(mark[5]);
             StringWriter w = new StringWriter();
             e.printStackTrace(new PrintWriter(w));
             String trace = w.toString();

@@ -24,6 +24,8 @@ import org.eclipse.jdt.core.dom.IVariableBinding;
 final class Symbols {
     private final Map<String, String> scipCache = new HashMap<>();
     private final Map<String, String> localIds = new HashMap<>();
+    /** Type declaration key -> whether a supertype, direct or not, is unresolved (for the whole request). */
+    private final Map<String, Boolean> incompleteHierarchies = new HashMap<>();
     private int nextLocal;
 
     /**
@@ -31,6 +33,49 @@ final class Symbols {
      * whole batch (computing an overload index walks the declaring type's methods);
      * local ones are dropped, since their numbers belong to one file.
      */
+    /**
+     * Whether a member looked up in {@code t} might be one the compiler could
+     * not see: {@code t}, or one of its supertypes, is unresolved.
+     */
+    boolean incompleteHierarchy(ITypeBinding t) {
+        if (t == null) return false;
+        if (t.isRecovered()) return true;
+        if (t.isPrimitive() || t.isNullType()) return false;
+        if (t.isArray()) return incompleteHierarchy(t.getElementType());
+        if (t.isWildcardType()) return incompleteHierarchy(t.getBound());
+        if (t.isTypeVariable() || t.isCapture()) {
+            for (ITypeBinding b : t.getTypeBounds()) {
+                if (b.isRecovered()) return true;
+            }
+            return false;
+        }
+        ITypeBinding d = t.getTypeDeclaration();
+        String key = d.getKey();
+        if (key == null) return d.isRecovered();
+        Boolean known = incompleteHierarchies.get(key);
+        if (known != null) return known;
+        incompleteHierarchies.put(key, Boolean.FALSE);   // a cycle (only in broken code) ends here
+        boolean out = d.isRecovered() || incompleteHierarchy(d.getSuperclass());
+        for (ITypeBinding i : d.getInterfaces()) {
+            if (out) break;
+            out = incompleteHierarchy(i);
+        }
+        incompleteHierarchies.put(key, out);
+        return out;
+    }
+
+    /** Whether an argument of this type leaves overload resolution uncertain: it, a supertype or a type argument is unresolved. */
+    boolean uncertainArgument(ITypeBinding t) {
+        if (t == null) return true;
+        if (incompleteHierarchy(t)) return true;
+        if (t.isParameterizedType()) {
+            for (ITypeBinding a : t.getTypeArguments()) {
+                if (a.isRecovered() || (a.isParameterizedType() && uncertainArgument(a))) return true;
+            }
+        }
+        return false;
+    }
+
     void resetFile() {
         for (String key : localIds.keySet()) {
             scipCache.remove(key);
