@@ -71,11 +71,12 @@ class Reference(Location):
     context: str | None = Field(None, description="The source line.")
 
 
-SYMBOL_FIELDS = ("symbolKey, symbol (SCIP), dottedPath, name, display, kind, module, scope, external, "
+SYMBOL_FIELDS = ("symbolKey, symbol (SCIP), dottedPath, name, display, kind, module, scope, external, generated, "
                  "declaration {path, range, fullRange} or null.")
 REFERENCE_FIELDS = ("path, range {start, end: {line, character}} (0-based, UTF-16), kind, module, scope, "
                     "container {symbolKey, symbol, dottedPath, display, kind} or null, context (the source line), "
-                    "javadoc, import.")
+                    "javadoc, import, generated (made by generated code: Lombok, generated sources), "
+                    "via (on a field's references: the generated getter or setter called).")
 
 
 class SyncOut(Out):

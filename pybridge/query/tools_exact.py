@@ -14,7 +14,8 @@ Results (plus the freshness envelope)::
                                       class of `new Circle(…)` after its constructor]}
     find_references {"symbol": symbol, "references": [reference…],
                      "relations": {"overrides", "overriddenBy", "extends", "extendedBy",
-                                   "implements", "implementedBy": [summary…]},
+                                   "implements", "implementedBy", "generatedFrom",
+                                   "generatedAccessors": [summary…]},
                      "meta": {"generation", "total", "referenceCoverage", "callerCoverage",
                               "coverageBlockers": {"count", "places"}, "limitations"},
                      "nextCursor"?}
@@ -41,6 +42,7 @@ RELATION_NAMES = {
     ("from", "overrides"): "overrides", ("to", "overrides"): "overriddenBy",
     ("from", "extends"): "extends", ("to", "extends"): "extendedBy",
     ("from", "implements"): "implements", ("to", "implements"): "implementedBy",
+    ("from", "generated_from"): "generatedFrom", ("to", "generated_from"): "generatedAccessors",
 }
 
 
@@ -161,17 +163,19 @@ def find_references(spaces: Workspaces, a: FindReferencesArgs) -> dict:
                 raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query "
                                  "without a cursor.")
             after = tuple(after)
-        rows = reader.references(info.id, module=module, scope=a.scope, after=after,
+        # A field's references include the calls of its generated accessors (each row says `via`).
+        targets = [info.id, *v.generated_accessors(info.id)]
+        rows = reader.references(targets, module=module, scope=a.scope, after=after,
                                  limit=a.limit + 1)
         more, rows = len(rows) > a.limit, rows[:a.limit]
         decl = v.first_decls([info.id])[info.id]
         out: dict = {
             "symbol": v.symbol_of(info),
-            "references": v.references(rows),
+            "references": v.references(rows, info.id),
             "relations": relations(v, info.id),
             "meta": {
                 "generation": v.gen.number,
-                "total": reader.count_references(info.id, module=module, scope=a.scope),
+                "total": reader.count_references(targets, module=module, scope=a.scope),
                 **coverage(reader, info, decl, module, a.scope, ws.memo(v.gen.number)),
                 "limitations": v.limitations(module, a.scope),
             },

@@ -85,9 +85,10 @@ def find_references_by_name(spaces: Workspaces, a: NameArgs) -> dict:
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         sid = res.symbol_id
-        rows = v.r.references(sid, limit=NAME_TOOL_MAX)
-        total = v.r.count_references(sid)
-        items = [v.definition(d) for d in res.decls] + v.references(rows)
+        targets = [sid, *v.generated_accessors(sid)]    # a field: also its generated accessors' calls
+        rows = v.r.references(targets, limit=NAME_TOOL_MAX)
+        total = v.r.count_references(targets)
+        items = [v.definition(d) for d in res.decls] + v.references(rows, sid)
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
         info = v.r.symbol(sid)

@@ -8,7 +8,14 @@ Shapes (camelCase, ranges as in LSP)::
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
     reference {"path", "range", "kind", "module", "scope", "container": summary | null,
-               "context" (the source line), "javadoc", "import"}
+               "context" (the source line), "javadoc", "import", "generated",
+               "via": summary (only on a field's references through its generated accessor)}
+
+`generated` (on symbols and references): the declaration or reference was
+generated: a member Lombok's agent added (located at its annotation), code
+inside one, or a file under a generated-sources folder. A field's references
+include the calls of the getters and setters Lombok generated for it (relation
+`generated_from`), each with `via` naming the accessor.
 
 SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
 <descriptor>` for declarations of the workspace (coordinates of the declaring
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
+from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, Span
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
 
 from . import keys
@@ -115,6 +122,7 @@ class View:
             "module": d.module,
             "scope": d.scope,
             "external": False,
+            "generated": bool(d.modifiers & DECL_GENERATED),
             "declaration": {"path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span)},
         }
 
@@ -164,9 +172,16 @@ class View:
     def line_text(self, path: str, module: str, line: int) -> str | None:
         return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
 
-    def references(self, rows: list[RefRow]) -> list[dict]:
+    def generated_accessors(self, symbol_id: int) -> list[int]:
+        """The generated getters and setters of a field (relation `generated_from`)."""
+        return sorted({r.from_id for r in self.r.relations(symbol_id, direction="to", kinds=["generated_from"])})
+
+    def references(self, rows: list[RefRow], symbol_id: int | None = None) -> list[dict]:
+        """Reference objects; with `symbol_id`, a row whose target is another symbol (a generated
+        accessor of that field) carries `via`, the accessor's summary."""
         containers = self.summaries({r.container_id for r in rows if r.container_id},
                                     {r.container_id: r.module for r in rows if r.container_id})
+        vias = self.summaries({r.target_id for r in rows if symbol_id is not None and r.target_id != symbol_id})
         return [{
             "path": r.path,
             "range": rng(r.span),
@@ -177,6 +192,8 @@ class View:
             "context": context(self.line_text(r.path, r.module, r.span.start_line)),
             "javadoc": bool(r.flags & REF_IN_JAVADOC),
             "import": bool(r.flags & REF_IN_IMPORT),
+            "generated": bool(r.flags & REF_IN_GENERATED),
+            **({"via": vias[r.target_id]} if r.target_id in vias else {}),
         } for r in rows]
 
     def definition(self, d: DeclRow) -> dict:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from pybridge.errors import PybridgeError
 from pybridge.store import Store
-from pybridge.sync import faults
+from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.lock import SyncLock
 from pybridge.sync.state import state_dir_for, store_path
@@ -184,6 +184,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             t = time.perf_counter()
             starter = None
             if previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint():
+                agents.prepare(worker, workspace)    # Lombok's agent, when the POMs name it
                 starter = _Starter(worker)    # sources or POMs changed: a JVM will be needed
                 starter.start()
 
@@ -216,6 +217,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             if not force and previous is not None and \
                     previous.snapshot.get("fingerprint") == snap.fingerprint():
                 return _republish(store, previous, snap, meta, say, t0, timings, root, state, workspace)
+            settled = agents.settle(worker, workspace, classpaths)    # the agents the classpaths call for
             with store.stage(snap.to_json(), meta) as staging:
                 done_before = 0
                 reused = 0
@@ -260,7 +262,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     t_stage += staged[0]
                     done_before += len(files)
                     lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
-                            for lim in cp.limitations]
+                            for lim in settled[(module.id, scope_name)].limitations]
                     limitations += lims
                     modules_meta.append({"module": module.id, "scope": scope_name, "release": cp.release,
                                          "encoding": module.encoding, **scope_counts,

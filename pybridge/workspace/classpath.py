@@ -294,13 +294,20 @@ def _rename(message: str, names: dict[int, str]) -> str:
 
 
 def _processing_limitations(m: Module, scope: str) -> list[Limitation]:
-    if not m.annotation_processing:
+    return processing_limitations(m, scope)
+
+
+def processing_limitations(m: Module, scope: str, indexed: frozenset[str] = frozenset()) -> list[Limitation]:
+    """`annotation_processing_not_run` (and `generated_sources_absent`) for a module's processors,
+    leaving out those in `indexed` (e.g. Lombok, when its agent runs in the indexer JVM)."""
+    processors = [p for p in m.annotation_processors if p not in indexed]
+    if not m.annotation_processing or not processors:
         return []
-    names = ", ".join(m.annotation_processors)
+    names = ", ".join(processors)
     out = [Limitation("annotation_processing_not_run", m.id,
                       f"{m.id} runs annotation processors ({names}); pybridge does not run them, so members "
                       "they add (Lombok getters, builders, ...) are invisible to the compiler here.", scope)]
-    file_makers = [p for p in m.annotation_processors if not p.startswith("org.projectlombok:")]
+    file_makers = [p for p in processors if not p.startswith("org.projectlombok:")]
     if scope == "main" and file_makers and not m.scopes["main"].generated_roots:
         out.append(Limitation("generated_sources_absent", m.id,
                               f"{m.id} has annotation processors ({', '.join(file_makers)}) but no folder under "
