@@ -67,7 +67,9 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     for r in facts.relations:
         line = decl_lines.get(r.from_key)
         if line is not None:
-            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}", None))
+            # Generated accessors share their annotation's line: say which one each link is from.
+            source_of = f" <- {name(r.from_key)}" if r.kind == "generated_from" else ""
+            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}{source_of}", None))
     for r in facts.references:
         markers[r.span.start_line].append(
             (r.span.start_char, 2,

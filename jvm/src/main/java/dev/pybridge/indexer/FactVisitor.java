@@ -582,6 +582,9 @@ final class FactVisitor extends ASTVisitor {
     public boolean visit(FieldDeclaration node) {
         List<?> fragments = node.fragments();
         IVariableBinding first = fragments.isEmpty() ? null : ((VariableDeclarationFragment) fragments.get(0)).resolveBinding();
+        if (first != null && generatedAt(((VariableDeclarationFragment) fragments.get(0)).getName().getStartPosition())) {
+            generated.add(Symbols.declaration(first).getKey());   // its type is visited before its name
+        }
         push(first);
         return true;
     }
