@@ -27,6 +27,7 @@ from pybridge.sync.lock import SyncLock
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
+from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict], None]
 
@@ -218,6 +219,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     previous.snapshot.get("fingerprint") == snap.fingerprint():
                 return _republish(store, previous, snap, meta, say, t0, timings, root, state, workspace)
             settled = agents.settle(worker, workspace, classpaths)    # the agents the classpaths call for
+            gen_roots = generated_roots(workspace)
             with store.stage(snap.to_json(), meta) as staging:
                 done_before = 0
                 reused = 0
@@ -244,6 +246,8 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                             entry = snap.files.get(rel) if rel is not None else None
                             if entry is None:
                                 raise StaleSnapshotError([rel or ff.path])
+                            if gen_roots and is_generated(ff.path, gen_roots):
+                                ff = mark_generated(ff)    # under target/generated-sources: marked generated
                             _fv, was_reused = staging.add_file(_m, _s, rel, entry[2], entry[0], ff)
                             faults.hit("sync.staging")
                             staged[1] += was_reused
