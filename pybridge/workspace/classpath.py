@@ -18,6 +18,10 @@ Steps (see `maven.py` for the throwaway reactor):
    the jars already in the local repository for the dependencies our own POM
    reading found (no transitive ones).
 
+0. When the POMs alone prove that every classpath is empty (`nomaven.py`:
+   no external dependency, and nothing Maven evaluates that could add one),
+   Maven does not run at all.
+
 Nothing here raises for a Maven problem; all of them end up as limitations.
 
 Other limitations reported here (DESIGN section 8), per module and scope:
@@ -52,6 +56,7 @@ from .maven import (BUILD_CLASSPATH, HELP_PLUGIN, MAIN_EXEC, TEST_EXEC, THROWAWA
                     MavenRunner, dependency_xml, read_classpath_file, read_effective_poms, throwaway_pom,
                     write_pom)
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
+from .nomaven import maven_needed
 from .pom import parse_xml
 
 Key = tuple[str, str]
@@ -77,6 +82,10 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     if not modules:
         return {}
     state_root = Path(state_dir).resolve()
+    if maven_needed(workspace) is None:
+        say("No module declares an external dependency (nor a profile, BOM, outside parent or extension "
+            "that could add one): every classpath is empty, no Maven run needed")
+        return _results(workspace, modules, {}, {}, {})
     runner = MavenRunner(mvn_executable, env, timeout, state_root / "maven" / "logs")
     key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
     cache_file = state_root / "classpath-cache.json"
@@ -95,6 +104,11 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
         raise WorkspaceError(f"Cannot write pybridge's state folder {state_root}: {exc}; free some space or "
                              "choose another folder with --state-dir.") from None
 
+    return _results(workspace, modules, classpaths, failures, releases)
+
+
+def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Key, list[Path]],
+             failures: Mapping[Key, str], releases: Mapping[str, int]) -> dict[Key, ClasspathResult]:
     out: dict[Key, ClasspathResult] = {}
     for m in modules:
         for s in m.scopes:
