@@ -20,7 +20,8 @@ Steps (see `maven.py` for the throwaway reactor):
 
 0. When the POMs alone prove that every classpath is empty (`nomaven.py`:
    no external dependency, and nothing Maven evaluates that could add one),
-   Maven does not run at all.
+   Maven does not run at all (PYBRIDGE_MAVEN_ALWAYS=1 asks Maven anyway:
+   benchmarks, debugging).
 
 Nothing here raises for a Maven problem; all of them end up as limitations.
 
@@ -82,7 +83,7 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     if not modules:
         return {}
     state_root = Path(state_dir).resolve()
-    if maven_needed(workspace) is None:
+    if os.environ.get("PYBRIDGE_MAVEN_ALWAYS") != "1" and maven_needed(workspace) is None:
         say("No module declares an external dependency (nor a profile, BOM, outside parent or extension "
             "that could add one): every classpath is empty, no Maven run needed")
         return _results(workspace, modules, {}, {}, {})
