@@ -18,13 +18,15 @@ from pybridge.workspace.lombok import agent_hint, agents_for, apply_agents
 Key = tuple[str, str]
 
 
-def prepare(worker: Worker, workspace: Workspace) -> None:
-    if worker.pid is None:
+def prepare(worker: Worker | None, workspace: Workspace) -> None:
+    if worker is not None and worker.pid is None:
         worker.use_agents(agent_hint(workspace))
 
 
-def settle(worker: Worker, workspace: Workspace,
+def settle(worker: Worker | None, workspace: Workspace,
            classpaths: Mapping[Key, ClasspathResult]) -> dict[Key, ClasspathResult]:
+    if worker is None:      # the pipeline always has one; typed optional as the pipeline holds it
+        return apply_agents(workspace, classpaths, (), "no indexer worker")
     agents = agents_for(classpaths)
     worker.use_agents(agents)
     if agents:
