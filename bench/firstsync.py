@@ -64,9 +64,13 @@ def median(values: list[float]) -> float:
 def report(res: dict) -> str:
     lines = [BEGIN, "## First sync against ecj (issue 12)", "",
              f"`{res['command']}` on {res['machine']} (load average at start {res['load']}); "
-             f"{res['runs']} round(s), medians. A fresh state folder each time: JVM start, Maven (or not) and "
+             f"{res['runs']} round(s), medians"
+             + (f" (other rows from `{res['previous']['command']}`, load {res['previous']['load']})"
+                if res.get("previous") else "") + ". A fresh state folder each time: JVM start, Maven (or not) and "
              "indexing included. *before*: Maven always asked (`PYBRIDGE_MAVEN_ALWAYS=1`); *after*: "
-             "no Maven run when the POMs prove every classpath empty. `maven` overlaps the JVM start.", "",
+             "no Maven run when the POMs prove every classpath empty. `maven` is the time to the classpaths, "
+             "including the wait for the JVM start (and warm-up, when Maven ran) that overlaps it. "
+             "Figures taken with a load average far above the core count compare only within a row.", "",
              "| workspace | ecj s | sync before s | x ecj | sync after s | x ecj | phases after (s) |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, w in res["workspaces"].items():
@@ -85,6 +89,10 @@ def main() -> None:
     args = ap.parse_args()
     res = {"command": " ".join(["bench/firstsync.py", *sys.argv[1:]]), "machine": platform.platform(),
            "load": os.getloadavg()[0], "runs": args.runs, "workspaces": {}}
+    if args.only and OUT.exists():      # keep the other workspaces' figures of the last run
+        previous = json.loads(OUT.read_text(encoding="utf-8"))
+        res["workspaces"] = {k: v for k, v in previous.get("workspaces", {}).items() if k not in args.only}
+        res["previous"] = {"command": previous.get("command"), "load": previous.get("load")}
     for name in args.only or NAMES:
         root = workspaces.ensure(workspaces.ARTIFACTS[name], say=say)
         rounds = [one_round(name, root) for _ in range(args.runs)]

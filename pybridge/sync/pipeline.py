@@ -129,11 +129,15 @@ class _Starter(threading.Thread):
         super().__init__(name="pybridge-worker-start", daemon=True)
         self.worker = worker
         self.error: BaseException | None = None
+        # Set once the classpaths are known: a warm-up only pays while it overlaps Maven, so a
+        # resolution that needed no Maven run (or a cached one) finds the JVM started, not warming.
+        self.resolved = threading.Event()
 
     def run(self) -> None:
         try:
             self.worker.start()
-            self.worker.warmup()
+            if not self.resolved.is_set():
+                self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 
@@ -198,6 +202,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                                                 timeout=maven_timeout, progress=maven_progress)
             finally:
                 if starter is not None:
+                    starter.resolved.set()
                     starter.join()    # never close the worker while its start is under way
             timings["maven"] = time.perf_counter() - t
             if starter is not None and starter.error is not None:
