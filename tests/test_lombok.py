@@ -13,7 +13,7 @@ from pybridge.golden import build_names, render_file
 from pybridge.sync import sync
 from pybridge.worker import IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
-from pybridge.workspace.lombok import agents_for, lombok_jar
+from pybridge.workspace.lombok import agent_hint, agents_for, lombok_jar
 
 from .test_query_support import SAMPLES, facade_for, key_of, ok, start
 
@@ -163,3 +163,15 @@ def test_a_lombok_jar_that_cannot_load_is_the_named_limitation_lombok_agent_not_
     assert "lombok-1.18.42.jar" in by_kind["lombok_agent_not_loaded"]["message"]
     [main] = [m for m in result.modules if m["scope"] == "main"]
     assert main["bindingComplete"] < main["files"]      # indexed without the agent: Shop's calls do not bind
+
+
+def test_a_running_worker_is_kept_for_the_same_agents_and_replaced_for_another_set(synced, lombok_worker):
+    hint = agent_hint(load_workspace(SAMPLES / "lombok"))      # the declared version, in the local repository
+    assert [p.name for p in hint] == ["lombok-1.18.42.jar"]
+    with Worker(heap="512m", agents=hint) as w:
+        w.start()
+        pid = w.pid
+        assert w.use_agents(hint) is False and w.pid == pid            # same set: the warm JVM stays
+        assert w.use_agents([]) is True and w.pid is None              # another set: stopped, restarts on use
+        w.start()
+        assert w.pid not in (None, pid) and w.info["agents"] == []
