@@ -33,6 +33,7 @@ class Artifact:
     version: str
     test_sources: bool   # whether a -test-sources.jar is published
     note: str = ""
+    main_deps_only: bool = False   # drop test-scoped dependencies (a main-only workspace)
 
     @property
     def gav(self) -> str:
@@ -44,6 +45,10 @@ ARTIFACTS = {
     "guava": Artifact("guava", "com.google.guava", "guava", "33.3.1-jre", False,
                       note="guava publishes no test sources (its tests live in guava-tests/guava-testlib, "
                            "not published as sources of this artifact): main scope only"),
+    "commons-collections4": Artifact("commons-collections4", "org.apache.commons", "commons-collections4", "4.4",
+                                     False, main_deps_only=True,
+                                     note="main scope only; it declares no compile dependency, so its POM has "
+                                          "none (its test-scoped ones are left out with the tests)"),
     "commons-lang3-main": Artifact("commons-lang3-main", "org.apache.commons", "commons-lang3", "3.14.0", False,
                                    note="--quick: commons-lang3 main scope only (no test sources unpacked)"),
 }
@@ -177,6 +182,8 @@ def ensure(a: Artifact, say=print) -> Path:
         dl = Path(tmp)
         pom = copy(f"{a.gav}:pom", dl)
         deps, release, encoding = read_effective_pom(pom, dl)
+        if a.main_deps_only:
+            deps = [d for d in deps if d["scope"] != "test"]
         main_jar = copy(f"{a.gav}:jar:sources", dl)
         n_main = unpack(main_jar, partial / "src/main/java")
         n_test = 0

@@ -30,11 +30,17 @@ REF_KINDS = (
     "method_reference", "type_use",
 )
 
-RELATION_KINDS = ("extends", "implements", "overrides")
+# `generated_from`: a generated accessor (a Lombok getter or setter) to the field it reads or writes.
+RELATION_KINDS = ("extends", "implements", "overrides", "generated_from")
 
 # Reference flags.
 REF_IN_IMPORT = 1
 REF_IN_JAVADOC = 2
+REF_IN_GENERATED = 16     # made by generated code (Lombok's members, or a file under a generated-sources root)
+
+# Declaration modifier bit above JDT's Modifier flags: a generated declaration (a member an
+# annotation generated, located at that annotation; or any declaration of a generated source file).
+DECL_GENERATED = 1 << 28
 
 # Problem kinds.
 PROBLEM_KINDS = (

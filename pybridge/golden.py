@@ -9,7 +9,8 @@ One renderer serves both the golden tests ("assert") and `pytest
 that is: carets under the span (aligned by characters as an editor shows
 them), the kind, the target, `<-` the container, and the exact span as LSP
 positions (0-based line and UTF-16 character, end exclusive). Declarations
-read `def KIND name`; flags follow in brackets ([import], [javadoc]). A
+read `def KIND name`; flags follow in brackets ([import], [javadoc],
+[generated]). A
 name the file leaves unaccounted for (coverage, DESIGN section 8) reads
 `blocks 'name' (reason, N occurrences)` under its first occurrence.
 Targets are named by their dotted path (methods with their parameter types);
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from pybridge.facts import FileFacts, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
+from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, FileFacts, Span, codepoints
 
 
 def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
@@ -53,6 +54,8 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
             out.append("[import]")
         if f & REF_IN_JAVADOC:
             out.append("[javadoc]")
+        if f & REF_IN_GENERATED:
+            out.append("[generated]")
         return (" " + " ".join(out)) if out else ""
 
     def at(s: Span) -> str:
@@ -61,12 +64,15 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     markers: dict[int, list[tuple[int, int, str, Span]]] = defaultdict(list)
     for d in facts.declarations:
         markers[d.name_span.start_line].append(
-            (d.name_span.start_char, 0, f"def {d.kind} {name(d.key)}", d.name_span))
+            (d.name_span.start_char, 0,
+             f"def {d.kind} {name(d.key)}" + (" [generated]" if d.modifiers & DECL_GENERATED else ""), d.name_span))
     decl_lines = {d.key: d.name_span.start_line for d in facts.declarations}
     for r in facts.relations:
         line = decl_lines.get(r.from_key)
         if line is not None:
-            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}", None))
+            # Generated accessors share their annotation's line: say which one each link is from.
+            source_of = f" <- {name(r.from_key)}" if r.kind == "generated_from" else ""
+            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}{source_of}", None))
     for r in facts.references:
         markers[r.span.start_line].append(
             (r.span.start_char, 2,

@@ -80,6 +80,7 @@ class Symbol(Model):
     module: str | None = Field(None, description="groupId:artifactId; null for library and JDK symbols.")
     scope: str | None = None
     external: bool = False
+    generated: bool = Field(False, description="Generated: by Lombok (at its annotation) or in generated sources.")
     declaration: Declaration | None = None
 
 
@@ -103,6 +104,8 @@ class Reference(Model):
     context: str | None = Field(None, description="The source line.")
     javadoc: bool = False
     import_: bool = Field(False, alias="import", serialization_alias="import")
+    generated: bool = Field(False, description="In generated code (Lombok, generated sources).")
+    via: Summary | None = Field(None, description="On a field's references: the generated accessor called.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -143,6 +146,8 @@ class Relations(Model):
     extendedBy: list[Summary]
     implements: list[Summary]
     implementedBy: list[Summary]
+    generatedFrom: list[Summary] | None = Field(None, description="Lombok: the field an accessor was generated from.")
+    generatedAccessors: list[Summary] | None = Field(None, description="Lombok: a field's generated accessors.")
     totals: dict[str, int] | None = Field(None, description="Per list, when a list was cut.")
 
 

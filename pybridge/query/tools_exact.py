@@ -15,6 +15,7 @@ Results (plus the freshness envelope)::
     find_references {"symbol": symbol, "references": [reference…], "containers": [summary…],
                      "relations": {"overrides", "overriddenBy", "extends", "extendedBy",
                                    "implements", "implementedBy": [summary…],
+                                   "generatedFrom"?, "generatedAccessors"? (Lombok; only when not empty),
                                    "totals"? (per list, when a list was cut at RELATION_SHOWN)},
                      "meta": {"generation", "total", "referenceCoverage", "callerCoverage",
                               "coverageBlockers": {"count", "places": [{"path", "line",
@@ -52,6 +53,7 @@ RELATION_NAMES = {
     ("from", "overrides"): "overrides", ("to", "overrides"): "overriddenBy",
     ("from", "extends"): "extends", ("to", "extends"): "extendedBy",
     ("from", "implements"): "implements", ("to", "implements"): "implementedBy",
+    ("from", "generated_from"): "generatedFrom", ("to", "generated_from"): "generatedAccessors",
 }
 
 
@@ -171,7 +173,8 @@ def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict:
                 items.append(other)
     summaries = v.summaries({i for items in ids.values() for i in items[:shown]})
     out: dict = {name: [summaries[i] for i in items[:shown] if i in summaries]
-                 for name, items in ids.items()}
+                 for name, items in ids.items()
+                 if items or name not in ("generatedFrom", "generatedAccessors")}   # Lombok: when present
     totals = {name: len(items) for name, items in ids.items() if len(items) > shown}
     if totals:
         out["totals"] = totals
@@ -183,7 +186,7 @@ def _kept(a: FindReferencesArgs):
     return (lambda r: not r.flags & skip) if skip else None
 
 
-def _page(reader: Reader, sid: int, a: FindReferencesArgs, module: str | None,
+def _page(reader: Reader, sid: list[int], a: FindReferencesArgs, module: str | None,
           after: tuple | None) -> tuple[list[RefRow], bool, int]:
     """One page of references under the filters, whether more follow, and their total."""
     keep = _kept(a)
@@ -232,9 +235,11 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
                 raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query "
                                  "without a cursor.")
             after = tuple(after)
-        rows, more, total = _page(reader, info.id, a, module, after)
+        # A field's references include the calls of its generated accessors (each row says `via`).
+        targets = [info.id, *v.generated_accessors(info.id)]
+        rows, more, total = _page(reader, targets, a, module, after)
         decl = v.first_decls([info.id])[info.id]
-        items, containers = v.references(rows)
+        items, containers = v.references(rows, info.id)
         head: dict = {
             "symbol": v.symbol_of(info),
             "relations": relations(v, info.id),

@@ -91,9 +91,10 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         sid = res.symbol_id
-        rows = v.r.references(sid, limit=a.limit)
-        total = v.r.count_references(sid) + len(res.decls)
-        refs, containers = v.references(rows)
+        targets = [sid, *v.generated_accessors(sid)]    # a field: also its generated accessors' calls
+        rows = v.r.references(targets, limit=a.limit)
+        total = v.r.count_references(targets) + len(res.decls)
+        refs, containers = v.references(rows, sid)
         items = [v.definition(d) for d in res.decls] + refs
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))

@@ -4,17 +4,25 @@ Shapes (camelCase, ranges as in LSP)::
 
     range    {"start": {"line", "character"}, "end": {"line", "character"}}
     symbol   {"symbolKey", "symbol" (SCIP), "dottedPath", "name", "display", "kind",
-              "module", "scope", "external",
+              "module", "scope", "external", "generated": true?,
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
     reference {"path", "range", "kind", "module", "scope", "container": index | null,
-               "context" (the source line), "javadoc": true?, "import": true?}
+               "context" (the source line), "javadoc": true?, "import": true?,
+               "generated": true?, "via": summary? (only on a field's references through its
+               generated accessor)}
 
-The `javadoc` and `import` flags appear only when true.
+The `javadoc`, `import` and `generated` flags appear only when true.
 
 Reference rows name their container by index into the answer's `containers`
 table (each container once, as symbolKey, dottedPath, display and kind): on a
 100-row page the repeated container objects were nearly half the answer.
+
+`generated` (on symbols and references): the declaration or reference was
+generated: a member Lombok's agent added (located at its annotation), code
+inside one, or a file under a generated-sources folder. A field's references
+include the calls of the getters and setters Lombok generated for it (relation
+`generated_from`), each with `via` naming the accessor.
 
 SCIP symbols follow scip-java: `scip-java maven <groupId>/<artifactId> <version>
 <descriptor>` for declarations of the workspace (coordinates of the declaring
@@ -29,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
+from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
 
 from . import keys
@@ -183,6 +191,7 @@ class View:
             "module": d.module,
             "scope": d.scope,
             "external": False,
+            **({"generated": True} if d.modifiers & DECL_GENERATED else {}),
             "declaration": {"path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span)},
         }
 
@@ -232,13 +241,21 @@ class View:
     def line_text(self, path: str, module: str, line: int) -> str | None:
         return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
 
-    def references(self, rows: list[RefRow]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The reference rows and their `containers` table (rows point into it by index)."""
+    def generated_accessors(self, symbol_id: int) -> list[int]:
+        """The generated getters and setters of a field (relation `generated_from`)."""
+        return sorted({r.from_id for r in self.r.relations(symbol_id, direction="to", kinds=["generated_from"])})
+
+    def references(self, rows: list[RefRow], symbol_id: int | None = None
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The reference rows and their `containers` table (rows point into it by index); with
+        `symbol_id`, a row whose target is another symbol (a generated accessor of that field)
+        carries `via`, the accessor's summary."""
         summaries = self.summaries({r.container_id for r in rows if r.container_id},
                                    {r.container_id: r.module for r in rows if r.container_id})
         # a container is named by key, dotted path, display and kind; its SCIP symbol (the longest
         # field) is one find_references or goToDefinition away
         table = Table({sid: {k: x for k, x in c.items() if k != "symbol"} for sid, c in summaries.items()})
+        vias = self.summaries({r.target_id for r in rows if symbol_id is not None and r.target_id != symbol_id})
         items = [{
             "path": r.path,
             "range": rng(r.span),
@@ -249,6 +266,8 @@ class View:
             "context": context(self.line_text(r.path, r.module, r.span.start_line)),
             **({"javadoc": True} if r.flags & REF_IN_JAVADOC else {}),
             **({"import": True} if r.flags & REF_IN_IMPORT else {}),
+            **({"generated": True} if r.flags & REF_IN_GENERATED else {}),
+            **({"via": vias[r.target_id]} if r.target_id in vias else {}),
         } for r in rows]
         return items, table.rows
 

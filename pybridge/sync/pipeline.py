@@ -25,7 +25,7 @@ from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts
 from pybridge.store import GenerationInfo, Reader, Staging, Store
 from pybridge.store.store import configured_keep
-from pybridge.sync import faults
+from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
@@ -36,6 +36,7 @@ from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
 from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
+from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -104,11 +105,14 @@ class _Starter(threading.Thread):
         self.worker = worker
         self.warm = warm
         self.error: BaseException | None = None
+        # Set once the classpaths are known: a warm-up only pays while it overlaps Maven, so a
+        # resolution that needed no Maven run (or a cached one) finds the JVM started, not warming.
+        self.resolved = threading.Event()
 
     def run(self) -> None:
         try:
             self.worker.start()
-            if self.warm:
+            if self.warm and not self.resolved.is_set():
                 self.worker.warmup()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
@@ -164,6 +168,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 todo = _plan(run, inputs, previous, reader, force)
                 if todo.unchanged:
                     return _unchanged(run, store, previous, snap, inputs)
+                _settle_agents(worker, inputs, classpaths)
                 meta = {"commit": git_head(run.root), "root": str(run.root)}
                 with store.stage(snap.to_json(), meta) as staging:
                     staged = _index(run, worker, staging, inputs, todo, reader)
@@ -202,6 +207,7 @@ class _Inputs:
     envs: dict[Job, str]                              # job -> environment fingerprint
     visible: dict[Job, set[Job]]                      # job -> the jobs that see its sources
     pom_changed: set[str]                             # module ids whose pom.xml changed
+    generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
 
 
 @dataclass
@@ -220,6 +226,7 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
     t = time.perf_counter()
     starter = None
     if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
+        agents.prepare(worker, workspace)    # Lombok's agent, when the POMs name it
         starter = _Starter(worker, warm=previous is None)
         starter.start()
 
@@ -232,6 +239,7 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
                                         progress=maven_progress)
     finally:
         if starter is not None:
+            starter.resolved.set()
             starter.join()    # never close the worker while its start is under way
     run.timings["maven"] = time.perf_counter() - t
     if starter is not None and starter.error is not None:
@@ -263,7 +271,15 @@ def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpath
         if (old_poms.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
             pom_changed.add(module.id)
     return _Inputs(workspace, snap, jobs, files, envs,
-                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), pom_changed)
+                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), pom_changed,
+                   generated_roots(workspace))
+
+
+def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
+    """A JVM is needed: give it the agents the classpaths call for (Lombok's), and let each job's
+    limitations say what really loaded."""
+    settled = agents.settle(worker, inputs.workspace, classpaths)
+    inputs.jobs = {job: (module, settled.get(job, cp)) for job, (module, cp) in inputs.jobs.items()}
 
 
 def _relpath(root: Path, path: Path) -> str:
@@ -402,6 +418,8 @@ def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: F
         raise StaleSnapshotError([rel]) from None
     if hashlib.sha256(data).hexdigest() != entry[2]:
         raise StaleSnapshotError([rel])
+    if inputs.generated and is_generated(ff.path, inputs.generated):
+        ff = mark_generated(ff)    # under target/generated-sources: marked generated
     summary = summarize(data.decode(_codec(encoding), errors="replace"), ff)
     _fv, was_reused = staging.add_file(job[0], job[1], rel, entry[2], entry[0], ff, summary)
     staged.reused += was_reused

@@ -13,7 +13,14 @@ index requests and receives fact batches. Any failure of the child is a
 - `error`: the indexer raised (the child lives on).
 
 After `killed`, `oom`, `crashed` and `timeout` the next request starts a fresh
-child. The child's stderr (JVM messages included) goes to a log file whose
+child.
+
+Java agents (`agents=[jar, ...]`, e.g. Lombok's jar, which patches JDT so that
+the members Lombok generates exist for the compiler) are part of a worker's
+identity: `use_agents` stops a running child whose agents differ, so the next
+request starts one with the new set. A child that cannot start with its agents
+is started again without them; `agent_error` then says why, and the caller
+names it as a limitation. The child's stderr (JVM messages included) goes to a log file whose
 tail is quoted in the error.
 """
 
@@ -29,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
@@ -41,9 +48,20 @@ DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
 
 Progress = Callable[[int, int], None]
 
-INDEXER_VERSION = "2"
+INDEXER_VERSION = "3"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
+
+
+def _agent_paths(agents: Sequence[str | Path]) -> tuple[str, ...]:
+    """Absolute agent jar paths, in order, each once. `-javaagent:PATH=OPTIONS` splits at the
+    first `=`, so a path holding one cannot be passed; it is kept and fails to load (named)."""
+    return tuple(dict.fromkeys(str(Path(a).resolve()) for a in agents))
+
+
+def _first_lines(text: str, limit: int = 600) -> str:
+    flat = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def jars_dir() -> Path:
@@ -86,8 +104,11 @@ class Worker:
     """A handle on one worker child; restarts it after it dies. Not thread-safe."""
 
     def __init__(self, heap: str = DEFAULT_HEAP, jvm_args: list[str] | None = None,
-                 jvm_path: str | None = None, start_timeout: float = 120.0) -> None:
+                 jvm_path: str | None = None, start_timeout: float = 120.0,
+                 agents: Sequence[str | Path] = ()) -> None:
         self.heap = heap
+        self.agents: tuple[str, ...] = _agent_paths(agents)
+        self.agent_error: str | None = None     # why the agents did not load (the child runs without them)
         self.extra_jvm_args = list(jvm_args or [])
         self.jvm_path = jvm_path or os.environ.get("PYBRIDGE_JVM_PATH")
         self.start_timeout = start_timeout
@@ -126,9 +147,37 @@ class Worker:
                 cause="start_failed")
         return jars
 
+    def use_agents(self, agents: Sequence[str | Path]) -> bool:
+        """Make `agents` the Java agents of this worker. A running child with another
+        set is stopped (a JVM cannot load or unload agents once started); the next
+        request starts a fresh one. Returns whether the set changed."""
+        wanted = _agent_paths(agents)
+        if wanted == self.agents:
+            return False
+        self.close()
+        self.agents, self.agent_error = wanted, None
+        return True
+
+    @property
+    def loaded_agents(self) -> tuple[str, ...]:
+        """The agents the running (or next) child has: none when they failed to load."""
+        return () if self.agent_error else self.agents
+
     def start(self) -> None:
         if self.pid is not None:
             return
+        if self.agents and not self.agent_error:
+            try:
+                self._start(self.agents)
+                return
+            except WorkerError as exc:
+                if exc.cause != "start_failed":
+                    raise
+                self.agent_error = (f"the JVM did not start with the Java agent(s) {', '.join(self.agents)}: "
+                                    f"{_first_lines(str(exc))}")
+        self._start(())
+
+    def _start(self, agents: tuple[str, ...]) -> None:
         config = {
             "classpath": self._classpath(),
             "jvm_path": self.jvm_path,
@@ -137,7 +186,7 @@ class Worker:
             # and warm requests were faster too.
             "jvm_args": [f"-Xmx{self.heap}", "-Xss8m", "-XX:+ExitOnOutOfMemoryError",
                          "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
-                         *self.extra_jvm_args],
+                         *self.extra_jvm_args, *(f"-javaagent:{a}" for a in agents)],
         }
         env = dict(os.environ, PYBRIDGE_WORKER_CONFIG=json.dumps(config))
         self._log = tempfile.TemporaryFile(prefix="pybridge-worker-", suffix=".log")
@@ -149,7 +198,7 @@ class Worker:
         message = self._receive(self.start_timeout, during="start")
         if not message or message[0] != "ready":
             raise self._died("start")
-        self.info = message[1]
+        self.info = {**message[1], "agents": list(agents)}
 
     def warmup(self) -> None:
         """Index a small bundled source (about a second), so that the first real request

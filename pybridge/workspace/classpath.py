@@ -18,6 +18,11 @@ Steps (see `maven.py` for the throwaway reactor):
    the jars already in the local repository for the dependencies our own POM
    reading found (no transitive ones).
 
+0. When the POMs alone prove that every classpath is empty (`nomaven.py`:
+   no external dependency, and nothing Maven evaluates that could add one),
+   Maven does not run at all (PYBRIDGE_MAVEN_ALWAYS=1 asks Maven anyway:
+   benchmarks, debugging).
+
 Nothing here raises for a Maven problem; all of them end up as limitations.
 
 Other limitations reported here (DESIGN section 8), per module and scope:
@@ -52,6 +57,7 @@ from .maven import (BUILD_CLASSPATH, HELP_PLUGIN, MAIN_EXEC, TEST_EXEC, THROWAWA
                     MavenRunner, dependency_xml, read_classpath_file, read_effective_poms, throwaway_pom,
                     write_pom)
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
+from .nomaven import maven_needed
 from .pom import parse_xml
 
 Key = tuple[str, str]
@@ -77,6 +83,10 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     if not modules:
         return {}
     state_root = Path(state_dir).resolve()
+    if os.environ.get("PYBRIDGE_MAVEN_ALWAYS") != "1" and maven_needed(workspace) is None:
+        say("No module declares an external dependency (nor a profile, BOM, outside parent or extension "
+            "that could add one): every classpath is empty, no Maven run needed")
+        return _results(workspace, modules, {}, {}, {})
     runner = MavenRunner(mvn_executable, env, timeout, state_root / "maven" / "logs")
     key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
     cache_file = state_root / "classpath-cache.json"
@@ -95,6 +105,11 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
         raise WorkspaceError(f"Cannot write pybridge's state folder {state_root}: {exc}; free some space or "
                              "choose another folder with --state-dir.") from None
 
+    return _results(workspace, modules, classpaths, failures, releases)
+
+
+def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Key, list[Path]],
+             failures: Mapping[Key, str], releases: Mapping[str, int]) -> dict[Key, ClasspathResult]:
     out: dict[Key, ClasspathResult] = {}
     for m in modules:
         for s in m.scopes:
@@ -294,13 +309,20 @@ def _rename(message: str, names: dict[int, str]) -> str:
 
 
 def _processing_limitations(m: Module, scope: str) -> list[Limitation]:
-    if not m.annotation_processing:
+    return processing_limitations(m, scope)
+
+
+def processing_limitations(m: Module, scope: str, indexed: frozenset[str] = frozenset()) -> list[Limitation]:
+    """`annotation_processing_not_run` (and `generated_sources_absent`) for a module's processors,
+    leaving out those in `indexed` (e.g. Lombok, when its agent runs in the indexer JVM)."""
+    processors = [p for p in m.annotation_processors if p not in indexed]
+    if not m.annotation_processing or not processors:
         return []
-    names = ", ".join(m.annotation_processors)
+    names = ", ".join(processors)
     out = [Limitation("annotation_processing_not_run", m.id,
                       f"{m.id} runs annotation processors ({names}); pybridge does not run them, so members "
                       "they add (Lombok getters, builders, ...) are invisible to the compiler here.", scope)]
-    file_makers = [p for p in m.annotation_processors if not p.startswith("org.projectlombok:")]
+    file_makers = [p for p in processors if not p.startswith("org.projectlombok:")]
     if scope == "main" and file_makers and not m.scopes["main"].generated_roots:
         out.append(Limitation("generated_sources_absent", m.id,
                               f"{m.id} has annotation processors ({', '.join(file_makers)}) but no folder under "

@@ -15,9 +15,16 @@ final class Kinds {
 
     // Relation kinds: index into facts.RELATION_KINDS.
     static final int EXTENDS = 0, IMPLEMENTS = 1, OVERRIDES = 2;
+    /** A generated accessor (Lombok getter or setter) to the field it reads or writes. */
+    static final int GENERATED_FROM = 3;
 
     // Reference flags.
     static final int IN_IMPORT = 1, IN_JAVADOC = 2;
+    /** A reference made by generated code (Lombok's): its token is the generating annotation. */
+    static final int IN_GENERATED = 16;
+
+    /** Declaration modifier bit (above JDT's Modifier flags): a member that an annotation generated. */
+    static final int GENERATED = 1 << 28;
 
     // Problem kinds: index into facts.PROBLEM_KINDS.
     static final int SYNTAX = 0, UNRESOLVED_TYPE = 1, UNRESOLVED_METHOD = 2, UNRESOLVED_FIELD = 3,
