@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -118,6 +119,23 @@ def test_a_key_answers_after_an_edit_elsewhere_and_names_its_renamed_successor_w
         stale = err(facade, "find_references", {"symbolKey": key}, "stale_key")
         assert stale["replacement"] == key_of(facade, "Banner.border")
         assert ok(facade, "find_references", {"symbolKey": stale["replacement"]})["meta"]["total"] >= 1
+
+
+def test_a_renamed_member_is_the_successor_though_a_sibling_after_it_has_its_descriptor(tmp_path, samples, worker):
+    """Counter.measure()I is followed in its file by getCount()I, whose symbol id is also larger:
+    a sibling that lived beside the old member is not its successor (a defect the TypeScript
+    client test found)."""
+    root = tmp_path / "kitchen"
+    shutil.copytree(samples / "kitchen-sink", root)
+    state = tmp_path / "state"
+    sync(root, state_dir=state, worker=worker)
+    with facade_for((root, state), worker=worker) as facade:
+        key = key_of(facade, "Counter.measure")
+        counter = root / "src/main/java/com/acme/kitchen/Counter.java"
+        counter.write_text(re.sub(r"\bmeasure\b", "gauge", counter.read_text(encoding="utf-8")), encoding="utf-8")
+        ok(facade, "sync", {})
+        stale = err(facade, "find_references", {"symbolKey": key}, "stale_key")
+        assert stale["replacement"] == key_of(facade, "Counter.gauge")
 
 
 def test_a_key_of_a_changed_signature_names_the_one_overload_left(reactor, worker):

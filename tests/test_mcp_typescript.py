@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,13 +66,14 @@ def scenario(tmp_path_factory, samples, worker):
         facade = Facade([roots["reactor"], roots["kitchen"], roots["drifted"]])
         try:
             greeter = _ok(facade, "find_symbol", {"query": "Greeter", "repo": "reactor"})["symbols"][0]
-            old_key = _ok(facade, "find_symbol", {"query": "Counter.count", "repo": "kitchen"})["symbols"][0]
+            old_key = _ok(facade, "find_symbol", {"query": "Counter.measure", "repo": "kitchen"})["symbols"][0]
             old_cursor = _ok(facade, "find_symbol", {"query": "add", "repo": "kitchen", "limit": 1})["nextCursor"]
             drift_key = _ok(facade, "find_symbol", {"query": "Counter.count", "repo": "drifted"})["symbols"][0]
         finally:
             facade.close()
         counter = "src/main/java/com/acme/kitchen/Counter.java"
-        _edit(roots["kitchen"] / counter, "public class Counter {", "public class Counter {\n    int added;")
+        path = roots["kitchen"] / counter     # rename the method: its old key names a declaration gone
+        path.write_text(re.sub(r"\bmeasure\b", "gauge", path.read_text(encoding="utf-8")), encoding="utf-8")
         sync(roots["kitchen"], state_dir=default_state_dir(roots["kitchen"]), worker=worker)
     shape = roots["drifted"] / "src/main/java/com/acme/kitchen/Shape.java"
     shape.write_text(shape.read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -125,6 +127,7 @@ def answers(request, scenario) -> dict:
     roots, home = scenario["roots"], scenario["home"]
     env = {k: v for k, v in os.environ.items() if k not in ("PYBRIDGE_STATE_DIR", "PYBRIDGE_TOKEN")}
     env["PYBRIDGE_STATE_HOME"] = str(home)
+    env["PYBRIDGE_NO_WATCH"] = "1"     # the drifted copy must stay drifted (the live index would catch up)
     if request.param == "stdio":
         out = _run_client({"transport": "stdio", "command": sys.executable, "args": _serve_args(roots),
                            "env": env, "cwd": str(ROOT), "calls": scenario["calls"]})

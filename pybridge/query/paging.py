@@ -75,7 +75,8 @@ def _successor(v: View, info: SymbolInfo) -> DeclRow | None:
     """The evident successor of a declaration gone from the current generation: the one
     symbol left with the same dotted path (a signature change, the one overload left); else,
     in the same declaring type, the one member of the same kind and descriptor that is newer
-    than the old symbol (symbol ids only grow: a rename)."""
+    than the old symbol (symbol ids only grow: a rename) and that no stored file version
+    declared beside it (a sibling written after it in the file is older than the rename)."""
     if info.kind is None:
         return None
     family = {"METHOD", "CONSTRUCTOR"} if info.kind in ("METHOD", "CONSTRUCTOR") else {info.kind}
@@ -96,9 +97,10 @@ def _successor(v: View, info: SymbolInfo) -> DeclRow | None:
     owners = v.r.declarations(key=owner + ";")
     if not owners:
         return None
+    beside = v.r.declared_beside(info.id)     # members that lived beside it are not its successor
     found = {d.symbol_id: d for d in v.r.declarations_in(owners[0].path)
              if d.container_key == owner + ";" and d.kind in family and d.symbol_id > info.id
-             and d.key.partition(";.")[2][len(d.name or ""):] == descriptor}
+             and d.symbol_id not in beside and d.key.partition(";.")[2][len(d.name or ""):] == descriptor}
     return next(iter(found.values())) if len(found) == 1 else None
 
 

@@ -622,6 +622,14 @@ class Reader:
             " WHERE m.generation_id = :g AND x.kind IN (:k1, :k2)",
             {"g": self.generation.id, "k1": codes[0], "k2": codes[1]})]
 
+    def declared_beside(self, symbol_id: int) -> set[int]:
+        """Symbols declared in any stored file version (of any generation still kept) that also
+        declares `symbol_id`: the members that lived beside it, so not its successors."""
+        return {int(r[0]) for r in self._rows(
+            "SELECT DISTINCT d2.symbol_id FROM declarations d1"
+            " JOIN declarations d2 ON d2.file_version_id = d1.file_version_id"
+            " WHERE d1.symbol_id = :s", {"s": symbol_id})}
+
     def declarations_in(self, path: str) -> list[DeclRow]:
         """Every declaration of one file of the generation, by position (empty when absent)."""
         fv = self._file_row(path)
