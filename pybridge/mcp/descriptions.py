@@ -55,6 +55,10 @@ TOOLS = {
     ),
 }
 
+from pybridge.query.structure_models import DESCRIPTIONS as _STRUCTURE  # noqa: E402
+
+TOOLS.update(_STRUCTURE)
+
 
 def describe(name: str) -> str:
     return f"{TOOLS[name]}\n\n{ERRORS}"

@@ -151,3 +151,7 @@ OUTPUT_MODELS: dict[str, type[BaseModel]] = {
     "findReferences": FindReferencesByNameOut, "goToDefinition": GoToDefinitionOut,
     "callHierarchy": CallHierarchyOut,
 }
+
+from pybridge.query.structure_models import OUTPUT_MODELS as _STRUCTURE_OUT  # noqa: E402
+
+OUTPUT_MODELS.update(_STRUCTURE_OUT)

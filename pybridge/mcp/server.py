@@ -25,7 +25,8 @@ from pybridge.mcp.descriptions import describe
 from pybridge.mcp.schemas import input_schema, output_schema
 
 READ_ONLY = {"status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
-             "goToDefinition", "callHierarchy"}
+             "goToDefinition", "callHierarchy", "type_hierarchy", "find_implementations", "call_graph",
+             "outline", "diagnostics", "describe"}
 
 INSTRUCTIONS = (
     "pybridge answers questions about Java code with the compiler's exact facts. Start with status; if it "

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from pybridge.errors import PybridgeError
 
-from . import tools_admin, tools_exact, tools_names
+from . import tools_admin, tools_exact, tools_names, tools_structure
 from .errors import QueryError, clean, invalid, show
 from .models import ARG_MODELS
 from .workspace import Workspaces
@@ -31,7 +31,8 @@ from .workspace import Workspaces
 log = logging.getLogger("pybridge.query")
 
 TOOL_NAMES = ("sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers",
-              "findReferences", "goToDefinition", "callHierarchy")
+              "findReferences", "goToDefinition", "callHierarchy",
+              *tools_structure.HANDLERS)
 
 Progress = Callable[[float, "float | None", str], None]
 
@@ -134,4 +135,5 @@ _HANDLERS = {
     "findReferences": tools_names.find_references_by_name,
     "goToDefinition": tools_names.go_to_definition,
     "callHierarchy": tools_names.call_hierarchy,
+    **tools_structure.HANDLERS,
 }

@@ -203,3 +203,7 @@ ARG_MODELS: dict[str, type[ToolArgs]] = {
     "goToDefinition": GoToDefinitionArgs,
     "callHierarchy": CallHierarchyArgs,
 }
+
+from .structure_models import ARG_MODELS as _STRUCTURE_ARGS  # noqa: E402 - it imports this module's types
+
+ARG_MODELS.update(_STRUCTURE_ARGS)

@@ -1,0 +1,53 @@
+"""Read queries of the structure tools (DESIGN section 7, "Structure tools").
+
+Functions over a `Reader` (pinned to one generation), in the style of its
+methods: each is one or two index lookups joined to the generation's
+manifest. Kept apart from `reader.py` so the structure tools stay one unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC
+
+from .reader import _DECL_SELECT, _DECLS_FIRST, Reader, _ids
+from .rows import DeclRow, ProblemRow
+from .schema import CALL_KIND_SQL
+
+
+def file_declarations(r: Reader, path: str) -> list[DeclRow]:
+    """Every declaration of one file of the generation, in source order
+    (the primary key `(file_version_id, ord)` of `declarations`)."""
+    fv = r._file_row(path)
+    if fv is None:
+        return []
+    rows = r._rows(_DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+                   + " ORDER BY d.ord", {"g": r.generation.id, "fv": fv[10]})
+    return [r._decl(row) for row in rows]
+
+
+def count_calls(r: Reader, symbol: int | Iterable[int]) -> int:
+    """How many call sites (invocation, construction, method_reference; not in Javadoc or
+    imports) name the symbol(s)."""
+    ids = _ids(symbol)
+    params: dict[str, int] = {"g": r.generation.id}
+    marks = []
+    for i, sid in enumerate(ids):
+        params[f"s{i}"] = sid
+        marks.append(f":s{i}")
+    return int(r._rows(
+        "SELECT count(*) FROM refs r CROSS JOIN manifest m"
+        " ON m.generation_id = :g AND m.file_version_id = r.file_version_id"
+        f" WHERE r.target_id IN ({', '.join(marks)}) AND r.kind IN {CALL_KIND_SQL}"
+        f" AND r.flags & {REF_IN_JAVADOC | REF_IN_IMPORT} = 0",
+        params)[0][0])
+
+
+def hierarchy_blockers(r: Reader, limit: int = 20) -> tuple[int, list[ProblemRow]]:
+    """Problems that can hide a subtype or an override: syntax errors and unresolved
+    types or names (an unresolved supertype cuts the chain). Returns (count, first rows)."""
+    kinds = ["syntax", "unresolved_type", "unresolved_name", "unresolved_import"]
+    return (r.count_problems(kinds=kinds, errors_only=True),
+            r.problems(kinds=kinds, errors_only=True, limit=limit))
+
