@@ -19,5 +19,6 @@ def main() -> None:
 
 
 from pybridge.cli import commands_index, commands_sync, commands_tools  # noqa: E402,F401  (registers commands)
+from pybridge.cli import commands_structure  # noqa: E402,F401  (registers commands)
 
 __all__ = ["main"]

@@ -50,7 +50,8 @@ def _run(repos, state_dir, name: str, args: dict, as_json: bool) -> None:
 
 @main.command("tool", help="Run the tool NAME with ARGS (a JSON object) and print its exact JSON result. "
                            "The tools: sync, status, find_symbol, symbol_at, find_references, get_callers, "
-                           "findReferences, goToDefinition, callHierarchy.")
+                           "findReferences, goToDefinition, callHierarchy, type_hierarchy, find_implementations, "
+                           "call_graph, outline, diagnostics, describe.")
 @click.argument("name")
 @click.argument("args", required=False, default="{}")
 @repo_option

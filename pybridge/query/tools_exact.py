@@ -27,6 +27,7 @@ from contextlib import contextmanager
 
 from pybridge.facts import REF_KINDS
 from pybridge.store import DeclRow
+from pybridge.store.structure import external_symbols
 
 from .coverage import coverage
 from .errors import QueryError
@@ -73,6 +74,11 @@ def find_symbol(spaces: Workspaces, a: FindSymbolArgs) -> dict:
                 found.append(d)
         page = found[start:start + a.limit]
         out: dict = {"symbols": [v.symbol(d) for d in page], "total": len(found)}
+        if not found and a.module is None and a.scope is None:   # a library or JDK type by its name
+            library = [s for s in external_symbols(v.r, a.query) if a.kind in (None, s.kind)]
+            if library:
+                return {"symbols": [v.symbol_of(s) for s in library[:a.limit]], "total": len(library),
+                        **v.envelope()}
         if start + a.limit < len(found):
             out["nextCursor"] = new_cursor(v, "find_symbol", args, start + a.limit)
         if not found:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC
 
 from .reader import _DECL_SELECT, _DECLS_FIRST, Reader, _ids
-from .rows import DeclRow, ProblemRow
+from .rows import DeclRow, ProblemRow, SymbolInfo
 from .schema import CALL_KIND_SQL
 
 
@@ -51,3 +51,16 @@ def hierarchy_blockers(r: Reader, limit: int = 20) -> tuple[int, list[ProblemRow
     return (r.count_problems(kinds=kinds, errors_only=True),
             r.problems(kinds=kinds, errors_only=True, limit=limit))
 
+
+
+def external_symbols(r: Reader, dotted: str, limit: int = 20) -> list[SymbolInfo]:
+    """Library and JDK symbols with this exact dotted path that the generation refers to
+    (the symbol table outlives generations, so each is checked against the generation's refs)."""
+    rows = r._rows(
+        "SELECT s.id FROM symbols s WHERE s.dotted = :d AND s.kind <= 9 AND s.external = 1"
+        " AND EXISTS (SELECT 1 FROM refs x CROSS JOIN manifest m ON m.generation_id = :g"
+        " AND m.file_version_id = x.file_version_id WHERE x.target_id = s.id)"
+        " ORDER BY s.id LIMIT :n",
+        {"d": dotted, "g": r.generation.id, "n": limit})
+    found = r.symbols([row[0] for row in rows])
+    return [found[row[0]] for row in rows if row[0] in found]
