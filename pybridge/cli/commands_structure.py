@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
@@ -24,8 +24,8 @@ from pybridge.cli.commands_tools import repo_option as _repo_option
 from pybridge.cli.options import state_dir_option as _state_dir_option
 
 Decorator = Callable[[Any], Any]
-repo_option = cast(Decorator, _repo_option)
-state_dir_option = cast(Decorator, _state_dir_option)
+repo_option: Decorator = _repo_option
+state_dir_option: Decorator = _state_dir_option
 
 _KEY = re.compile(r"^[A-Za-z0-9_-]{16,}$")
 
