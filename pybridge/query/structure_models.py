@@ -172,7 +172,8 @@ class TreeNode(Node):
     seen: bool = Field(default=False, description="Shown already elsewhere in this tree (children not repeated).")
     beyond: str | None = Field(default=None, description="Why the tree stops here (`library`: the supertypes "
                                                  "of library types are not indexed; `depth`; `limit`).")
-    children: list[TreeNode] = Field(default_factory=list)
+    children: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Its own supertypes or subtypes: nodes of this same shape."))
 
 
 class TypeHierarchyOut(Envelope):
@@ -243,7 +244,8 @@ class OutlineItem(Out):
     modifiers: list[str] = Field(default_factory=list)
     range: Range = Field(description="The whole declaration (0-based).")
     line: int = Field(description="1-based line of the name.")
-    children: list[OutlineItem] = Field(default_factory=list)
+    children: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Nested declarations: items of this same shape."))
 
 
 class OutlineOut(Envelope):

@@ -258,10 +258,10 @@ def _tree(nodes: _Nodes, root: int, adjacency: dict[int, list[tuple[int, str]]],
                 item.seen = True
             else:
                 shown.add(child)
-                if child in adjacency:
-                    item.children = build(child, level + 1)
-                elif fields.get("external") and nodes.kind(child) in TYPE_KINDS:
+                if fields.get("external") and not adjacency.get(child):
                     item.beyond = "library"
+                elif child in adjacency:
+                    item.children = [dump(c) for c in build(child, level + 1)]
                 elif depth is not None and level + 1 >= depth:
                     item.beyond = "depth"
                 elif capped:
@@ -557,7 +557,7 @@ def outline(spaces: Workspaces, a: OutlineArgs) -> OutlineOut:
                                   -d.span.end_char, d.kind != "ENUM_CONSTANT"))
         ids = {d.symbol_id for d in shown}
         items: dict[int, OutlineItem] = {}
-        roots: list[OutlineItem] = []
+        kids: dict[int | None, list[int]] = {}
         count = 0
         for d in shown:
             up = container.get(d.symbol_id)
@@ -580,7 +580,15 @@ def outline(spaces: Workspaces, a: OutlineArgs) -> OutlineOut:
                     item.modifiers = h.modifiers
             items[d.symbol_id] = item
             count += 1
-            (items[up].children if up is not None else roots).append(item)
+            kids.setdefault(up, []).append(d.symbol_id)
+
+        def finish(sid: int) -> OutlineItem:
+            item = items[sid]
+            if sid in kids:
+                item.children = [dump(finish(k)) for k in kids[sid]]
+            return item
+
+        roots = [finish(sid) for sid in kids.get(None, [])]
         return OutlineOut(path=rel, module=info.module, scope=info.scope,
                           bindingComplete=info.binding_complete, declarations=roots, total=len(shown),
                           truncated=count < len(shown), **v.envelope())
