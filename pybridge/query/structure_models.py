@@ -242,7 +242,7 @@ class OutlineItem(Out):
     name: str
     signature: str | None = Field(default=None, description="The header as written, without annotations and Javadoc.")
     modifiers: list[str] = Field(default_factory=list)
-    range: Range = Field(description="The whole declaration (0-based).")
+    range: Range = Field(description="The whole declaration, Javadoc and annotations included (0-based).")
     line: int = Field(description="1-based line of the name.")
     children: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Nested declarations: items of this same shape."))

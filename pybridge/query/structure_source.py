@@ -33,6 +33,7 @@ class Header:
     annotations: list[str]       # `@Override`, `@SuppressWarnings("unchecked")`, as written
     modifiers: list[str]         # the modifier keywords as written, in order
     signature: str               # the header without Javadoc, comments and annotations
+    span: Span | None = None     # the declaration's whole range (a field's from its modifiers on)
 
 
 def span_text(lines: list[str], span: Span) -> str | None:
@@ -217,4 +218,5 @@ def declaration_header(lines: list[str] | None, span: Span, name_span: Span, kin
     if before is not None and (name_span.start_line, name_span.start_char) >= (span.start_line,
                                                                               span.start_char):
         name_offset = len(before)
-    return header(text, kind, name_offset)
+    h = header(text, kind, name_offset)
+    return Header(h.javadoc, h.annotations, h.modifiers, h.signature, span)

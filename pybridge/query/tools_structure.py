@@ -576,6 +576,8 @@ def outline(spaces: Workspaces, a: OutlineArgs) -> OutlineOut:
                                line=d.name_span.start_line + 1)
             if h is not None:
                 item.signature = h.signature
+                if h.span is not None:
+                    item.range = _range(h.span)
                 if h.modifiers:
                     item.modifiers = h.modifiers
             items[d.symbol_id] = item
