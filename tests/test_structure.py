@@ -326,8 +326,8 @@ def test_call_graph_out_and_cycles(served):
 
 
 def _outline(items):
-    return [(i["kind"], i["name"], i.get("signature"), i.get("modifiers", []), i["line"], _outline(i.get("children", [])))
-            for i in items]
+    return [(i["kind"], i["name"], i.get("signature"), i.get("modifiers", []), i["line"],
+             _outline(i.get("children", []))) for i in items]
 
 
 def test_outline_of_a_file_as_a_tree(served):
@@ -350,8 +350,10 @@ def test_outline_of_a_file_as_a_tree(served):
         ]),
     ]
     assert got["total"] == 10 and got["truncated"] is False
-    assert got["declarations"][0]["range"] == {"start": {"line": 2, "character": 0}, "end": {"line": 26, "character": 1}}
-    cut = ok(served, "outline", {"repo": "kitchen-sink", "path": "src/main/java/com/acme/kitchen/Size.java", "limit": 3})
+    assert got["declarations"][0]["range"] == {"start": {"line": 2, "character": 0},
+                                               "end": {"line": 26, "character": 1}}
+    cut = ok(served, "outline", {"repo": "kitchen-sink", "path": "src/main/java/com/acme/kitchen/Size.java",
+                                 "limit": 3})
     assert cut["truncated"] is True and cut["total"] == 10
     assert _outline(cut["declarations"])[0][5] == [("ENUM_CONSTANT", "SMALL", "SMALL(1)", [], 5, []),
                                                    ("ENUM_CONSTANT", "MEDIUM", "MEDIUM(5)", [], 6, [])]
