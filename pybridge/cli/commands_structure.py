@@ -227,7 +227,7 @@ _keyed("graph", "call_graph", "Transitive callers (or --out: callees) of the met
        [click.option("--out", "outgoing", is_flag=True, help="Callees instead of callers."),
         click.option("--depth", type=int, default=2, show_default=True, help="Levels, 1 to 5."),
         click.option("--no-tests", is_flag=True, help="Leave test code out."),
-        click.option("--limit", type=int, default=150, show_default=True, help="At most this many edges.")],
+        click.option("--limit", type=int, default=60, show_default=True, help="At most this many edges.")],
        lambda outgoing, depth, no_tests, limit: {"direction": "out" if outgoing else "in", "depth": depth,
                                                  "include_tests": not no_tests, "limit": limit},
        CALLABLES)
@@ -239,7 +239,7 @@ _keyed("describe", "describe", "Signature, modifiers, annotations, Javadoc and c
 @click.argument("path")
 @repo_option
 @state_dir_option
-@click.option("--limit", type=int, default=150, show_default=True, help="At most this many declarations.")
+@click.option("--limit", type=int, default=100, show_default=True, help="At most this many declarations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON result.")
 def outline_command(path: str, repos: tuple[str, ...], state_dir: Path | None, limit: int, as_json: bool) -> None:
     facade = _facade(repos, state_dir)

@@ -23,8 +23,8 @@ NODES_DEFAULT = 200
 NODES_MAX = 1000
 IMPLEMENTATIONS_DEFAULT = 100
 GRAPH_DEPTH_MAX = 5
-GRAPH_LIMIT_DEFAULT = 150
-OUTLINE_DEFAULT = 150
+GRAPH_LIMIT_DEFAULT = 60
+OUTLINE_DEFAULT = 100
 DIAGNOSTICS_DEFAULT = 100
 LIST_MAX = 1000
 
@@ -220,6 +220,8 @@ class Edge(Out):
     through: int | None = Field(default=None, description="(in) node id of the overridden method the call site "
                                                   "names; the call may dispatch to the callee.")
     cycle: bool = Field(default=False, description="The callee is already on the path to this caller: cut here.")
+    sites: int = Field(default=1, description="How many call sites from the caller to the callee (the first "
+                                              "one is shown).")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -330,7 +332,8 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "call_graph": (
         "Transitive callers (direction in) or callees (out) of a method or constructor, depth 1-5: nodes "
-        "(each once) and edges with the call site (1-based line, column) and kind; cycles are cut and "
+        "(each once) and edges (one per caller and callee, with its first call site, 1-based, and the count "
+        "of sites) and kind; cycles are cut and "
         "marked; calls through an overridden method carry `through`. With direction in, `affectedTests` "
         "lists the test methods reached."
     ),

@@ -25,6 +25,7 @@ MODIFIER_WORDS = ("public", "protected", "private", "abstract", "static", "final
 _WORD = re.compile(r"[A-Za-z_$][\w$]*(?:-[a-z]+)?")
 SIGNATURE_MAX = 400
 JAVADOC_MAX = 8000
+HEADER_LINES = 30          # a signature spans at most this many lines after its name
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +210,10 @@ def declaration_header(lines: list[str] | None, span: Span, name_span: Span, kin
         begin = _field_start(lines, name_span)
         if begin is not None:
             span = Span(begin[0], begin[1], span.end_line, span.end_char)
+    whole = span
+    if span.end_line > name_span.end_line + HEADER_LINES:      # a header ends before the body: read less
+        last = min(name_span.end_line + HEADER_LINES, len(lines) - 1)
+        span = Span(span.start_line, span.start_char, last, utf16_len(lines[last]))
     text = span_text(lines, span)
     if text is None:
         return None
@@ -219,4 +224,4 @@ def declaration_header(lines: list[str] | None, span: Span, name_span: Span, kin
                                                                               span.start_char):
         name_offset = len(before)
     h = header(text, kind, name_offset)
-    return Header(h.javadoc, h.annotations, h.modifiers, h.signature, span)
+    return Header(h.javadoc, h.annotations, h.modifiers, h.signature, whole)

@@ -102,7 +102,8 @@ class _Nodes:
         self.infos: dict[int, SymbolInfo] = {}
 
     def load(self, ids: Iterable[int]) -> None:
-        want = [i for i in set(ids) if i not in self.infos]
+        infos = self.infos
+        want = [i for i in set(ids) if i not in infos]
         if want:
             self.infos.update(self.v.r.symbols(want))
             self.v.first_decls(want)
@@ -117,10 +118,16 @@ class _Nodes:
         info = self.infos.get(sid)
         return info.kind if info else None
 
-    def fields(self, sid: int) -> dict[str, Any]:
+    def fields(self, sid: int, full: bool = False) -> dict[str, Any]:
+        """A node's fields; list rows leave out the SCIP symbol and module of workspace
+        symbols (`full` keeps them: the root; library symbols always carry their SCIP symbol)."""
         self.load([sid])
         d = self.decl(sid)
         info = self.infos.get(sid)
+        if d is not None and not full:
+            return {"symbolKey": self.v.key(sid, d.key), "dottedPath": d.dotted,
+                    "display": d.display or d.name or d.dotted.rsplit(".", 1)[-1], "kind": d.kind,
+                    "path": d.path, "line": d.name_span.start_line + 1, "scope": d.scope}
         if d is not None:
             return {"symbolKey": self.v.key(sid, d.key), "symbol": self.v.scip(d.scip, d.module),
                     "dottedPath": d.dotted, "display": d.display or d.name or d.dotted.rsplit(".", 1)[-1],
@@ -133,7 +140,7 @@ class _Nodes:
                 "external": True}
 
     def node(self, sid: int) -> Node:
-        return Node(**self.fields(sid))
+        return Node(**self.fields(sid, full=True))
 
 
 def _open(spaces: Workspaces, token: str, run: Callable[[View, SymbolInfo], Any]) -> Any:
@@ -167,7 +174,7 @@ def _enum_body_parent(v: View, d: DeclRow | None) -> int | None:
 
 def _enum_bodies(v: View, enum: DeclRow) -> list[int]:
     """The anonymous classes of an enum's constants with class bodies."""
-    decls = sq.file_declarations(v.r, enum.path)
+    decls = sq.file_declarations(v.r, enum.path, members_only=True)
     constants = {d.symbol_id for d in decls if d.kind == "ENUM_CONSTANT" and d.container_id == enum.symbol_id}
     return [d.symbol_id for d in decls if d.kind == "CLASS" and d.container_id in constants]
 
@@ -222,8 +229,15 @@ def _walk(v: View, root: int, step: Callable[[View, list[int]], dict[int, list[t
 
 
 def _hierarchy_coverage(v: View) -> Coverage:
+    """The same for every symbol of a generation: computed once per generation."""
+    made: Coverage = v.ws.memo(v.gen.number)(("hierarchy_coverage",), lambda: _hierarchy_blockers(v))
+    return made.model_copy(deep=True)
+
+
+def _hierarchy_blockers(v: View) -> Coverage:
     count, rows = sq.hierarchy_blockers(v.r, BLOCKERS_SHOWN)
-    failed = [f for f in v.r.files() if f.failure] if v.gen.meta.get("counts", {}).get("failed_files", 1) else []
+    any_failed = any(ms.failed_files for ms in v.r.module_scopes())
+    failed = [f for f in v.r.files() if f.failure] if any_failed else []
     places: list[dict[str, Any]] = [
         {"path": p.path, "line": p.span.start_line + 1, "column": p.span.start_char + 1,
          "reason": (f"unresolved `{p.name}` could hide a subtype: {p.message}" if p.name
@@ -428,6 +442,7 @@ def call_graph(spaces: Workspaces, a: CallGraphArgs) -> CallGraphOut:
         depth_of = {info.id: 0}
         parent: dict[int, int] = {}
         edges: list[Edge] = []
+        seen_edges: dict[tuple[int, int, int | None], Edge] = {}
         expanded: set[int] = set()
         truncated = False
         frontier = [info.id]
@@ -438,6 +453,10 @@ def call_graph(spaces: Workspaces, a: CallGraphArgs) -> CallGraphOut:
             expanded.update(frontier)
             nxt = []
             for src, other, row, through in pairs:
+                same = seen_edges.get((src, other, through))
+                if same is not None:
+                    same.sites += 1
+                    continue
                 if len(edges) >= a.limit:
                     truncated = True
                     break
@@ -465,6 +484,7 @@ def call_graph(spaces: Workspaces, a: CallGraphArgs) -> CallGraphOut:
                 if cycle:
                     edge.cycle = True
                 edges.append(edge)
+                seen_edges[(src, other, through)] = edge
             frontier = nxt
         nodes.load(order)
         overriders: dict[int, int] = {}
@@ -475,7 +495,7 @@ def call_graph(spaces: Workspaces, a: CallGraphArgs) -> CallGraphOut:
         out_nodes = []
         tests = []
         for sid in order:
-            node = GraphNode(**nodes.fields(sid), id=ids[sid], depth=depth_of[sid])
+            node = GraphNode(**nodes.fields(sid, full=sid == info.id), id=ids[sid], depth=depth_of[sid])
             if sid not in expanded and depth_of[sid] > 0:
                 node.expanded = False
             if sid in overriders:
@@ -549,7 +569,7 @@ def outline(spaces: Workspaces, a: OutlineArgs) -> OutlineOut:
         info = reader.file(rel)
         if info is None:
             raise _no_file(v, ws, rel)
-        decls = sq.file_declarations(reader, rel)
+        decls = sq.file_declarations(reader, rel, members_only=True)
         lines = ws.sources.lines(rel, ws.encoding(v.gen, info.module))
         container = {d.symbol_id: _parent(d) for d in decls}
         shown = [d for d in decls if d.kind not in OUTLINE_SKIP]

@@ -13,16 +13,21 @@ from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC
 
 from .reader import _DECL_SELECT, _DECLS_FIRST, Reader, _ids
 from .rows import DeclRow, ProblemRow, SymbolInfo
-from .schema import CALL_KIND_SQL
+from .schema import CALL_KIND_SQL, DECL_KIND_CODES
 
 
-def file_declarations(r: Reader, path: str) -> list[DeclRow]:
-    """Every declaration of one file of the generation, in source order
-    (the primary key `(file_version_id, ord)` of `declarations`)."""
+def file_declarations(r: Reader, path: str, *, members_only: bool = False) -> list[DeclRow]:
+    """Every declaration of one file of the generation, in source order (the primary key
+    `(file_version_id, ord)` of `declarations`); `members_only` leaves out parameters,
+    locals and type parameters (which contain nothing)."""
     fv = r._file_row(path)
     if fv is None:
         return []
-    rows = r._rows(_DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
+    where = "d.file_version_id = :fv"
+    if members_only:
+        skip = ", ".join(str(DECL_KIND_CODES[k]) for k in ("PARAMETER", "LOCAL", "TYPE_PARAMETER"))
+        where += f" AND d.kind NOT IN ({skip})"
+    rows = r._rows(_DECL_SELECT.format(source=_DECLS_FIRST, where=where)
                    + " ORDER BY d.ord", {"g": r.generation.id, "fv": fv[10]})
     return [r._decl(row) for row in rows]
 
