@@ -104,7 +104,7 @@ def _code_calls(code: bytes, pool: list) -> list[tuple[str, str, str]]:
     i = 0
     while i < len(code):
         op = code[i]
-        if op in INVOKES:
+        if op in INVOKES or op == 0xBA:   # invokedynamic: resolved to its method handles below
             (index,) = struct.unpack_from(">H", code, i + 1)
             calls.append(pool[index])
         if op == 0xAA:      # tableswitch
@@ -148,6 +148,7 @@ def parse(data: bytes) -> ClassFile:
             raw[i] = ("pair", a, b, tag)
             pos += 5
         elif tag == 15:
+            raw[i] = ("mh", struct.unpack_from(">H", data, pos + 2)[0])
             pos += 4
         else:
             raise ValueError(f"constant pool tag {tag}")
@@ -169,6 +170,11 @@ def parse(data: bytes) -> ClassFile:
             owner = utf(raw[entry[1]][1])
             nat = raw[entry[2]]
             pool[k] = (owner, utf(nat[1]), utf(nat[2]))
+        elif entry is not None and entry[0] == "pair" and entry[3] == 18:
+            pool[k] = ("indy", entry[1])
+    for k, entry in enumerate(raw):
+        if entry is not None and entry[0] == "mh":
+            pool[k] = ("mh", pool[entry[1]])
 
     access, this, sup, n_if = struct.unpack_from(">HHHH", data, pos)
     pos += 8
@@ -203,6 +209,27 @@ def parse(data: bytes) -> ClassFile:
             elif attr == "RuntimeVisibleAnnotations":
                 m.annotations = _annotations(data, start, pool)
         methods.append(m)
+    class_attrs, _end = attributes(pos)
+    bootstrap: list[list] = []
+    for attr, start, _length in class_attrs:
+        if attr == "BootstrapMethods":
+            (n,) = struct.unpack_from(">H", data, start)
+            p = start + 2
+            for _ in range(n):
+                _ref, n_args = struct.unpack_from(">HH", data, p)
+                args = struct.unpack_from(f">{n_args}H", data, p + 4)
+                bootstrap.append([pool[a][1] for a in args
+                                  if isinstance(pool[a], tuple) and pool[a][0] == "mh" and pool[a][1]])
+                p += 4 + 2 * n_args
+    for m in methods:   # an invokedynamic (a method reference or lambda) calls the methods it names
+        resolved = []
+        for c in m.calls:
+            if c and c[0] == "indy":
+                resolved.extend(t for t in (bootstrap[c[1]] if c[1] < len(bootstrap) else [])
+                                if isinstance(t, tuple) and len(t) == 3)
+            elif c:
+                resolved.append(c)
+        m.calls = resolved
     return ClassFile(pool[this], access, pool[sup] if sup else None, interfaces, methods)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.query import Facade
-from tests.classfiles import read_jar, subtypes
+from tests.classfiles import parameters, read_jar, subtypes
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "work"
@@ -128,15 +128,14 @@ def test_guava_immutable_collection_subtypes_match_the_class_files(worker):
         _compare(facade, classes, "com.google.common.collect.ImmutableCollection",
                  "com/google/common/collect/ImmutableCollection")
         # the tree view of the same: every subtype once, the direct ones at the top
-        tree = _call(facade, "type_hierarchy", {"symbolKey": _key(facade, "com.google.common.collect.ImmutableCollection"),
-                                                "direction": "sub", "limit": 1000})
+        collection = _key(facade, "com.google.common.collect.ImmutableCollection")
+        tree = _call(facade, "type_hierarchy", {"symbolKey": collection, "direction": "sub", "limit": 1000})
         direct = {c["dottedPath"] for c in tree["subtypes"]}
         jar_direct = {n.replace("/", ".").replace("$", ".") for n, cf in classes.items()
                       if cf.superclass == "com/google/common/collect/ImmutableCollection"}
         assert direct == jar_direct
         # its supertypes end at JDK types, named by SCIP symbol
-        up = _call(facade, "type_hierarchy", {"symbolKey": _key(facade, "com.google.common.collect.ImmutableCollection"),
-                                              "direction": "super"})
+        up = _call(facade, "type_hierarchy", {"symbolKey": collection, "direction": "super"})
         assert {(s["symbol"], s.get("beyond")) for s in up["supertypes"]} >= {
             ("scip-java maven . . java/util/AbstractCollection#", "library")}
 
@@ -153,42 +152,64 @@ TEST_ANNOTATIONS = {"Lorg/junit/jupiter/api/Test;", "Lorg/junit/jupiter/params/P
                     "Lorg/junit/jupiter/api/TestTemplate;", "Lorg/junit/Test;"}
 
 
-def _bytecode_callers(classes: dict, targets: set[tuple[str, str, int]]) -> dict[tuple[str, str, int], str]:
-    """Methods whose bytecode invokes one of targets ((class, name, arity)); lambdas and
-    anonymous classes count for the method that encloses them (as a call's container does)."""
-    out = {}
+_PRIMITIVES = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float",
+               "D": "double"}
+
+
+def _simple(descriptor_type: str) -> str:
+    dims = len(descriptor_type) - len(descriptor_type.lstrip("["))
+    base = descriptor_type[dims:]
+    name = _PRIMITIVES.get(base) or base[1:-1].rsplit("/", 1)[-1].rsplit("$", 1)[-1]
+    return name + "[]" * dims
+
+
+def _display_params(display: str) -> list[str]:
+    inner = display[display.index("(") + 1:display.rindex(")")]
+    out, depth, cur = [], 0, ""
+    for ch in inner:
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [re.sub(r"<.*>", "", p).replace("...", "[]").strip().rsplit(".", 1)[-1] for p in out]
+
+
+def _matches(ours: tuple[str, str, tuple[str, ...]], owner: str, name: str, descriptor: str) -> bool:
+    """Whether a bytecode method reference names our method: same class, name and parameter
+    types (a type variable of ours matches any erased type)."""
+    if (ours[0], ours[1]) != (owner, name):
+        return False
+    theirs = [_simple(t) for t in parameters(descriptor)]
+    return len(theirs) == len(ours[2]) and all(
+        a == b or re.fullmatch(r"[A-Z]\w?(\[\])*", a) is not None for a, b in zip(ours[2], theirs, strict=True))
+
+
+def _bytecode_callers(classes: dict, targets: set[tuple[str, str, tuple[str, ...]]]) -> dict[tuple[str, str], list]:
+    """(class, method) of the methods whose bytecode invokes one of targets; a lambda's
+    body counts for the method that encloses it (as a call's container does)."""
+    by_name: dict[tuple[str, str], list] = {}
+    for t in targets:
+        by_name.setdefault((t[0], t[1]), []).append(t)
+    out: dict[tuple[str, str], list] = {}
     for cf in classes.values():
         for m in cf.methods:
-            if any((o, n, len(_params(d))) in targets for o, n, d in m.calls):
-                out[_enclosing(cf.name, m.name, m.arity)] = m.annotations
+            if any(_matches(t, o, n, d) for o, n, d in m.calls for t in by_name.get((o, n), ())):
+                lam = re.match(r"lambda\$(.+)\$\d+$", m.name)
+                name = lam.group(1) if lam else m.name
+                out[(cf.name, name)] = [a for other in cf.methods if other.name == name for a in other.annotations]
     return out
 
 
-def _params(descriptor: str) -> list[str]:
-    from tests.classfiles import parameters
-    return parameters(descriptor)
-
-
-def _enclosing(owner: str, name: str, arity: int) -> tuple[str, str, int]:
-    m = re.match(r"lambda\$(.+)\$\d+$", name)
-    if m:
-        return (owner, m.group(1), -1)
-    return (owner, name, arity)
-
-
-def _ours(node: dict) -> tuple[str, str, int]:
-    display = node["display"]
-    params = display[display.index("(") + 1:-1]
-    depth, arity = 0, 0 if not params.strip() else 1
-    for ch in params:
-        depth += {"<": 1, ">": -1}.get(ch, 0)
-        arity += ch == "," and depth == 0
-    # the class: the dotted path minus the member name, inner classes with `$`
+def _ours(node: dict) -> tuple[str, str, tuple[str, ...]]:
     owner_dotted = node["dottedPath"].rsplit(".", 1)[0]
     top = _top(owner_dotted)
     owner = top.replace(".", "/") + owner_dotted[len(top):].replace(".", "$")
     name = "<init>" if node["kind"] == "CONSTRUCTOR" else node["dottedPath"].rsplit(".", 1)[1]
-    return (owner, name, arity)
+    return (owner, name, tuple(_display_params(node["display"])))
 
 
 def test_callers_of_string_utils_is_empty_to_depth_2_with_the_affected_tests(worker):
@@ -201,17 +222,20 @@ def test_callers_of_string_utils_is_empty_to_depth_2_with_the_affected_tests(wor
         graph = _call(facade, "call_graph", {"symbolKey": key, "depth": 2, "limit": 1000})
     assert graph["truncated"] is False and graph["callerCoverage"] is True
     nodes = {n["id"]: n for n in graph["nodes"]}
-    plain = [e for e in graph["edges"] if "through" not in e and nodes[e["from"]]["kind"] in ("METHOD", "CONSTRUCTOR")]
-    # depth 1: the methods whose bytecode calls isEmpty
-    level1 = {_ours(nodes[e["from"]]) for e in plain if e["to"] == 0}
-    root_target = {("org/apache/commons/lang3/StringUtils", "isEmpty", 1)}
-    theirs1 = _bytecode_callers(classes, root_target)
-    named1 = {k for k in theirs1 if k[2] >= 0}
-    assert level1 >= named1 - {k for k in named1 if "$" in k[0] and k[0].split("$")[-1][:1].isdigit()}
-    assert len(level1) >= len(named1) * 0.95
-    # affected tests: the @Test methods among the callers to depth 2, by bytecode
-    level1_targets = {_ours(nodes[e["from"]]) for e in graph["edges"] if e["to"] == 0}
-    theirs2 = _bytecode_callers(classes, level1_targets | root_target)
-    bytecode_tests = {k for k, annotations in theirs2.items() if TEST_ANNOTATIONS & set(annotations)}
-    our_tests = {_ours(nodes[i]) for i in graph["affectedTests"]}
+    root_target = {_ours(nodes[0])}
+    assert root_target == {("org/apache/commons/lang3/StringUtils", "isEmpty", ("CharSequence",))}
+    methods = ("METHOD", "CONSTRUCTOR")
+    # depth 1: the methods whose bytecode calls isEmpty (anonymous and local classes aside)
+    level1 = {e["from"] for e in graph["edges"] if e["to"] == 0 and "through" not in e}
+    ours1 = {_ours(nodes[i])[:2] for i in level1 if nodes[i]["kind"] in methods}
+    theirs1 = {k for k in _bytecode_callers(classes, root_target) if not re.search(r"\$\d", k[0])}
+    assert ours1 == {k for k in theirs1 if k[1] not in ("<clinit>",)}
+    # depth 2 and the affected tests: the @Test methods whose bytecode calls isEmpty or a depth-1 caller
+    targets = root_target | {_ours(nodes[i]) for i in level1 if nodes[i]["kind"] in methods}
+    theirs2 = _bytecode_callers(classes, targets)
+    bytecode_tests = {k for k, annotations in theirs2.items()
+                      if TEST_ANNOTATIONS & set(annotations) and not re.search(r"\$\d", k[0])}
+    plain_callers = {e["from"] for e in graph["edges"] if "through" not in e and e["to"] in level1 | {0}}
+    our_tests = {_ours(nodes[i])[:2] for i in graph["affectedTests"] if i in plain_callers}
     assert our_tests == bytecode_tests
+    assert len(our_tests) > 50
