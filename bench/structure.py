@@ -108,7 +108,7 @@ def facade_run(root: Path, state: Path, plan: list[tuple[str, str, dict]]) -> di
     sizes: dict[str, list[int]] = {}
     errors: dict[str, int] = {}
     with Facade([root], state_dirs={str(root): state}) as f:
-        for label, tool, args in plan[:20]:       # warm caches (source lines, freshness)
+        for _label, tool, args in plan[:20]:       # warm caches (source lines, freshness)
             f.call(tool, args)
         for label, tool, args in plan:
             t0 = time.perf_counter()
@@ -133,7 +133,7 @@ async def _mcp(root: Path, state: Path, plan: list[tuple[str, str, dict]], errlo
         async with ClientSession(read, write) as session:
             await session.initialize()
             await session.list_tools()
-            for label, tool, args in plan[:20]:
+            for _label, tool, args in plan[:20]:
                 await session.call_tool(tool, args)
             for label, tool, args in plan:
                 t0 = time.perf_counter()

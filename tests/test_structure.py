@@ -206,8 +206,10 @@ def test_find_implementations_of_types_and_methods(served):
 
     greeter = key(served, "reactor", "com.acme.core.Greeter")
     got = ok(served, "find_implementations", {"symbolKey": greeter})
-    assert [(i["dottedPath"], i["module"]) for i in got["implementations"]] == [
-        ("com.acme.service.PoliteGreeter", "dev.pybridge.samples:service")]
+    assert [(i["dottedPath"], i["path"]) for i in got["implementations"]] == [
+        ("com.acme.service.PoliteGreeter", "service/src/main/java/com/acme/service/PoliteGreeter.java")]
+    assert "symbol" not in got["implementations"][0]          # said once, by the root
+    assert got["root"]["module"] == "dev.pybridge.samples:core"
 
 
 def test_implementations_of_a_library_type_from_its_key(served):
