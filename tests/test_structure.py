@@ -271,7 +271,7 @@ def test_call_graph_in_with_calls_through_an_interface_and_the_affected_tests(se
         ("com.acme.app.AppTest.serviceCountsMessages", "com.acme.service.GreetingService.welcome", 23, 17, None,
          False),
     ]
-    assert [e.get("sites", 1) for e in got["edges"]] == [1] * 10 + [2]     # lines 23 and 24: one edge
+    assert [e.get("sites", 1) for e in got["edges"]] == [1] * 9 + [2]     # lines 23 and 24: one edge
     assert sorted(name[i] for i in got["affectedTests"]) == [
         "com.acme.app.AppTest.coreGreeterThroughService", "com.acme.app.AppTest.runFramesTheGreeting",
         "com.acme.app.AppTest.serviceCountsMessages", "com.acme.core.NamesTest.blankNameBecomesDefault",

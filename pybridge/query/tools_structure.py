@@ -86,6 +86,7 @@ TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "Test
                               "TestTemplate", "Theory"})
 WALK_MAX = 20_000          # symbols a transitive walk visits at most (bounds the work, not the answer)
 BLOCKERS_SHOWN = 20
+ROWS_PER_EDGE = 20         # call_graph reads at most limit x this many call sites per level
 NOT_A_CALL = REF_IN_JAVADOC | REF_IN_IMPORT   # `{@link #m()}` is a method_reference, not a call
 
 
@@ -449,7 +450,11 @@ def call_graph(spaces: Workspaces, a: CallGraphArgs) -> CallGraphOut:
         for level in range(1, a.depth + 1):
             if not frontier or truncated:
                 break
-            pairs = _callers(v, frontier, scope) if a.direction == "in" else _callees(v, frontier, scope)
+            cap = ROWS_PER_EDGE * a.limit
+            pairs = (_callers(v, frontier, scope, cap) if a.direction == "in"
+                     else _callees(v, frontier, scope, cap))
+            if len(pairs) >= cap:
+                truncated = True          # more call sites than this answer reads at one level
             expanded.update(frontier)
             nxt = []
             for src, other, row, through in pairs:
@@ -531,14 +536,15 @@ def _ancestor(parent: dict[int, int], start: int, target: int) -> bool:
     return False
 
 
-def _callers(v: View, frontier: list[int], scope: str | None) -> list[tuple[int, int, RefRow, int | None]]:
+def _callers(v: View, frontier: list[int], scope: str | None,
+             cap: int) -> list[tuple[int, int, RefRow, int | None]]:
     """(frontier node, caller, call site, overridden method named at the site or None)."""
     via: dict[int, list[tuple[int, int | None]]] = {}
     for sid in frontier:
         via.setdefault(sid, []).append((sid, None))
         for up in _overridden(v, sid):
             via.setdefault(up, []).append((sid, up))
-    rows = v.r.references(sorted(via), kinds=CALL_KINDS, scope=scope)
+    rows = v.r.references(sorted(via), kinds=CALL_KINDS, scope=scope, limit=cap)
     out = []
     for row in rows:
         if row.container_id is None or row.flags & NOT_A_CALL:
@@ -548,8 +554,9 @@ def _callers(v: View, frontier: list[int], scope: str | None) -> list[tuple[int,
     return out
 
 
-def _callees(v: View, frontier: list[int], scope: str | None) -> list[tuple[int, int, RefRow, int | None]]:
-    rows = [r for r in v.r.calls_from(frontier) if not r.flags & NOT_A_CALL]
+def _callees(v: View, frontier: list[int], scope: str | None,
+             cap: int) -> list[tuple[int, int, RefRow, int | None]]:
+    rows = [r for r in v.r.calls_from(frontier, limit=cap) if not r.flags & NOT_A_CALL]
     if scope is not None:
         decls = v.first_decls({r.target_id for r in rows})
         rows = [r for r in rows if (d := decls.get(r.target_id)) is None or d.scope == scope]
