@@ -86,6 +86,8 @@ def field_strategy(name: str, p: dict, typed: bool = False) -> st.SearchStrategy
         "module": st.sampled_from(p["modules"]) | text,
         "scope": st.sampled_from(["main", "test", "tests"]),
         "include_tests": st.booleans(),
+        "direction": st.sampled_from(["in", "out", "super", "sub", "both", "up"]),
+        "depth": st.integers(-1, 7) | st.integers(),
     }
     if typed:
         narrow = {"limit": st.integers(1, 500), "max_results": st.integers(1, 500),
