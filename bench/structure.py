@@ -12,7 +12,9 @@ result against the tool's output schema):
 
 - type_hierarchy {symbolKey} (types), find_implementations {symbolKey} (types, methods),
 - call_graph {symbolKey, direction in, depth 1 | 3 | 5} (methods, constructors),
-- outline {path}, diagnostics {path}, describe {symbolKey} (every sampled symbol).
+- outline {path}, diagnostics {path}, describe {symbolKey} (every sampled symbol),
+- find_references {symbolKey}: a control, the existing exact tool measured in the same run, so the
+  figures can be read against the load of the machine at the time.
 
 Every answer is a default answer (no limit given). Sizes are the bytes of the
 JSON result against the 32 KB budget.
@@ -88,6 +90,8 @@ def calls(root: Path, state: Path, symbols: list[dict]) -> list[tuple[str, str, 
         out.append(("outline", "outline", {"path": s["path"]}))
         out.append(("diagnostics", "diagnostics", {"path": s["path"]}))
         out.append(("describe", "describe", {"symbolKey": key}))
+        # a control measured in the same run: an existing exact tool (quiet-machine figures in RESULTS.md)
+        out.append(("find_references (control)", "find_references", {"symbolKey": key}))
     return out
 
 
