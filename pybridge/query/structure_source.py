@@ -108,20 +108,18 @@ def header(text: str, kind: str, name_offset: int | None) -> Header:
     i = 0
     n = len(text)
     while i < n:
-        if text.startswith("/**", i) and not text.startswith("/**/", i) and javadoc is None and not out:
-            end = _skip(text, i)
-            javadoc = text[i:end]
-            i = end
-            continue
-        j = _skip(text, i)
-        if j != i:
-            if text[i] in "\"'":
-                out.append(text[i:j])
-            else:
-                out.append(" ")
-            i = j
-            continue
         ch = text[i]
+        if ch in "/\"'":            # a comment or a literal may start here
+            if text.startswith("/**", i) and not text.startswith("/**/", i) and javadoc is None and not out:
+                end = _skip(text, i)
+                javadoc = text[i:end]
+                i = end
+                continue
+            j = _skip(text, i)
+            if j != i:
+                out.append(text[i:j] if ch in "\"'" else " ")
+                i = j
+                continue
         if ch == "@" and depth == 0 and not text.startswith("@interface", i):
             end = _annotation_end(text, i)
             annotations.append(" ".join(text[i:end].split()))
