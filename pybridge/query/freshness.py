@@ -29,7 +29,6 @@ from pybridge.sync.snapshot import Snapshot, changes
 
 from .errors import QueryError
 
-
 def _ttl() -> float:
     try:
         return max(float(os.environ.get("PYBRIDGE_FRESHNESS_TTL", "1.0")), 0.0)
