@@ -142,6 +142,33 @@ def test_a_short_command_with_json_prints_the_tool_result_and_errors_exit_1(kitc
     assert json.loads(out.stdout)["code"] == "not_found"
 
 
+def test_the_structure_commands_print_readable_text_json_and_readable_errors(kitchen):
+    root, state = kitchen
+    out = run("hierarchy", "BaseShape", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "CLASS com.acme.kitchen.BaseShape  src/main/java/com/acme/kitchen/BaseShape.java:4",
+        "supertypes:",
+        "  implements INTERFACE com.acme.kitchen.Shape  src/main/java/com/acme/kitchen/Shape.java:7",
+        "subtypes:",
+        "  extends CLASS com.acme.kitchen.Circle  src/main/java/com/acme/kitchen/Circle.java:4",
+        "  extends CLASS com.acme.kitchen.Kitchen.shapes.<anonymous>  src/main/java/com/acme/kitchen/Kitchen.java:41"]
+    out = run("impls", "java.lang.Exception", cwd=root, state=state)
+    assert out.returncode == 0 and "com.acme.kitchen.ShapeException" in out.stdout, out.stderr
+    out = run("outline", "src/main/java/com/acme/kitchen/Size.java", cwd=root, state=state)
+    assert out.returncode == 0 and "ENUM public enum Size" in out.stdout, out.stderr
+    out = run("describe", "Circle.area", "--json", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["signature"] == "public double area()"
+    for command in ("graph", "diagnostics"):
+        out = run(command, *(["Counter.add(int)"] if command == "graph" else []), cwd=root, state=state)
+        assert out.returncode == 0 and out.stdout.strip(), (command, out.stderr)
+    out = run("graph", "greet", cwd=root, state=state)     # two overloads: readable candidates on stderr
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("error (ambiguous): ")
+    assert "greet(String)  at src/main/java/com/acme/kitchen/Greeter.java:15" in out.stderr
+
+
 def test_every_command_and_option_has_help_text():
     missing = []
     for name, command in main.commands.items():

@@ -66,6 +66,7 @@ def scenario(tmp_path_factory, samples, worker):
         facade = Facade([roots["reactor"], roots["kitchen"], roots["drifted"]])
         try:
             greeter = _ok(facade, "find_symbol", {"query": "Greeter", "repo": "reactor"})["symbols"][0]
+            greet = _ok(facade, "find_symbol", {"query": "Greeter.greet", "repo": "reactor"})["symbols"][0]
             old_key = _ok(facade, "find_symbol", {"query": "Counter.measure", "repo": "kitchen"})["symbols"][0]
             old_cursor = _ok(facade, "find_symbol", {"query": "add", "repo": "kitchen", "limit": 1})["nextCursor"]
             drift_key = _ok(facade, "find_symbol", {"query": "Counter.count", "repo": "drifted"})["symbols"][0]
@@ -92,6 +93,12 @@ def scenario(tmp_path_factory, samples, worker):
         ("findReferences", "findReferences", {"repo": "reactor", "symbol": "Greeter"}),
         ("goToDefinition", "goToDefinition", {"repo": "reactor", "symbol": "Greeter"}),
         ("callHierarchy", "callHierarchy", {"repo": "reactor", "symbol": "Greeter.greet"}),
+        ("type_hierarchy", "type_hierarchy", {"symbolKey": greeter["symbolKey"]}),
+        ("find_implementations", "find_implementations", {"symbolKey": greeter["symbolKey"]}),
+        ("call_graph", "call_graph", {"symbolKey": greet["symbolKey"]}),
+        ("outline", "outline", {"repo": "reactor", "path": declared["path"]}),
+        ("diagnostics", "diagnostics", {"repo": "reactor"}),
+        ("describe", "describe", {"symbolKey": greet["symbolKey"]}),
         ("invalid_argument", "find_references", {"symbolKey": greeter["symbolKey"], "limit": 501}),
         ("unknown_repo", "status", {"repo": "nowhere"}),
         ("not_synced", "find_symbol", {"query": "Counter", "repo": "fresh"}),
@@ -140,7 +147,8 @@ def answers(request, scenario) -> dict:
 
 
 SUCCESS = ["sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
-           "goToDefinition", "callHierarchy"]
+           "goToDefinition", "callHierarchy", "type_hierarchy", "find_implementations", "call_graph", "outline",
+           "diagnostics", "describe"]
 
 
 def test_the_client_lists_every_tool(answers):

@@ -90,6 +90,8 @@ def field_strategy(name: str, p: dict, typed: bool = False) -> st.SearchStrategy
         "include_imports": st.booleans(),
         "kinds": st.lists(st.sampled_from(["read", "write", "invocation", "type_use", "call", "READ"]),
                           max_size=4),
+        "direction": st.sampled_from(["in", "out", "super", "sub", "both", "up"]),
+        "depth": st.integers(-1, 7) | st.integers(),
     }
     if typed:
         narrow = {"limit": st.integers(1, 500), "max_results": st.integers(1, 500),

@@ -18,6 +18,11 @@ def main() -> None:
     pass
 
 
-from pybridge.cli import commands_index, commands_sync, commands_tools  # noqa: E402,F401  (registers commands)
+from pybridge.cli import (  # noqa: E402,F401  (registers commands)
+    commands_index,
+    commands_structure,
+    commands_sync,
+    commands_tools,
+)
 
 __all__ = ["main"]

@@ -58,7 +58,8 @@ def _run(repos, state_dir, name: str, args: dict, as_json: bool) -> None:
 def _tool_help() -> str:
     lines = ["Run the tool NAME with ARGS (a JSON object) and print its exact JSON result "
              "(exit status 1 on an error result).", "", "\b", "The tools:"]
-    lines += [f"  {t.name:16} {t.summary}" for t in TOOLS.values()]
+    width = max(len(name) for name in TOOLS) + 1
+    lines += [f"  {t.name:{width}} {t.summary}" for t in TOOLS.values()]
     for paragraph in CONVENTIONS.splitlines():
         lines += ["", "\b", *textwrap.wrap(paragraph, 100)]
     return "\n".join(lines)

@@ -15,16 +15,21 @@ tool's output schema" instead of the error). So every output schema:
   declare at its top level (the error object's `candidates`, `candidateTotal`, `replacement`, `changed`,
   `hint`, `served`, `field`, `cause`; the server instructions describe them
   once, for every tool);
-- requires, through `anyOf`, either the answer's required fields or `error`
-  and `code`; a name both use (`hint`, `changed`) has a type that admits the
-  error's value.
+- requires, through `anyOf`, either the fields every answer of the tool has
+  (the result model's required fields, but the freshness envelope's) or
+  `error` and `code`.
 
-The output schema declares each top-level field with its JSON type; nested
-objects and list items are typed `object` (their fields are the result
-models' in `pybridge.query.results`, and the descriptions and instructions say
-what they hold). Full nested schemas of nine tools made `tools/list` 20 KB
+The answer's fields are named, not typed, and its optional fields
+(`nextCursor`, `hint`, `resolvedSymbol`, ...) and the envelope
+(`results.ENVELOPE_FIELDS`, described once in the instructions) are left to
+the open top level. Full nested schemas of nine tools made `tools/list` 20 KB
 without a single description (the budget is 16 KB for everything), and
-clients validate every row of every answer against them.
+clients validate every row of every answer against them; with fifteen tools,
+even each top-level field's JSON type, the envelope repeated in every schema
+and the optional fields took 5 KB of the 16. Hosts hand the model a tool's
+description and input schema, not its output schema, which clients use to
+check answers (the answers are the result models, checked by pydantic when
+the handler builds them): so the output schemas are what was cut.
 """
 
 from __future__ import annotations
@@ -32,11 +37,9 @@ from __future__ import annotations
 from typing import Any
 
 from pybridge.query import TOOLS
+from pybridge.query.results import ENVELOPE_FIELDS
 
 _KEEP_TITLE_UNDER = ("properties", "$defs")   # there `title` is a field or model name, not a title
-
-
-_DROP = ("title", "default", "additionalProperties", "description")
 
 
 def _untitled(node: Any, parent: str | None = None, drop: tuple[str, ...] = ("title",)) -> Any:
@@ -98,31 +101,14 @@ def input_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def _shallow(node: Any) -> Any:
-    """A property's schema cut to its JSON type (a nested object or array keeps only its type)."""
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        return {"type": "object"}
-    if "anyOf" in node:
-        types: list[str] = []
-        for alt in node["anyOf"]:
-            t = _shallow(alt).get("type")
-            types += t if isinstance(t, list) else [t] if t else []
-        return {"type": list(dict.fromkeys(types))} if types else {}
-    return {k: v for k, v in node.items() if k in ("type", "enum")}
-
-
 def output_schema(name: str) -> dict[str, Any]:
-    """The result model's schema, admitting the error object as well (see above)."""
-    full = _untitled(TOOLS[name].result.model_json_schema(by_alias=True, mode="serialization"),
-                     drop=_DROP)
+    """The answer's required fields, or the error object (see above)."""
+    full = TOOLS[name].result.model_json_schema(by_alias=True, mode="serialization")
     schema: dict[str, Any] = {
         "type": "object",
-        "properties": {**{k: _shallow(v) for k, v in full.get("properties", {}).items()},
-                       "error": {"type": "string"}, "code": {"type": "string"}},
+        "properties": {"error": {"type": "string"}, "code": {"type": "string"}},
     }
-    required = full.get("required", [])
+    required = [k for k in full.get("required", []) if k not in ENVELOPE_FIELDS]
     if required:      # with nothing required, the error object validates as it is
         schema["anyOf"] = [{"required": required}, {"required": ["error", "code"]}]
     return schema

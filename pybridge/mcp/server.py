@@ -32,7 +32,9 @@ INSTRUCTIONS = (
     "if it says the workspace is not synced or stale, call sync. Then discover a symbol (find_symbol "
     "or symbol_at) and pass its symbolKey to find_references, or ask the name tools (findReferences, "
     "goToDefinition, callHierarchy, get_callers) directly. referenceCoverage=true proves that no "
-    "reference is missing.\n" + CONVENTIONS
+    "reference is missing. For the shape of the code, pass a symbolKey to type_hierarchy, "
+    "find_implementations, call_graph or describe, and a file to outline or diagnostics.\n"
+    + CONVENTIONS
 )
 """The server's instructions: the workflow, then what every tool shares (said once here, not in
 each tool's description)."""
@@ -48,9 +50,12 @@ def tool_list(names: Iterable[str]) -> list[types.Tool]:
             description=t.description,
             input_schema=input_schema(name),
             output_schema=output_schema(name),
+            # destructiveHint and idempotentHint mean something only when readOnlyHint is false
+            # (MCP ToolAnnotations): said for the tools that write, left out for the others.
             annotations=types.ToolAnnotations(
-                read_only_hint=t.read_only, destructive_hint=False, idempotent_hint=t.read_only,
-                open_world_hint=False),
+                read_only_hint=t.read_only, open_world_hint=False,
+                destructive_hint=None if t.read_only else False,
+                idempotent_hint=None if t.read_only else False),
         ))
     return tools
 

@@ -31,6 +31,9 @@ Modules, one responsibility each:
 - `tools_admin` sync, status
 - `tools_exact` find_symbol, symbol_at, find_references
 - `tools_names` findReferences, goToDefinition, callHierarchy, get_callers
+- `tools_structure` type_hierarchy, find_implementations, call_graph, outline, diagnostics,
+  describe (`structure_models`: their argument and result models; `structure_source`:
+  declaration headers read from the source)
 
 Choices where DESIGN is silent are documented in the module they concern.
 """

@@ -72,17 +72,16 @@ def _text(max_length: int, description: str, min_length: int = 1) -> Any:
 
 
 Repo = Annotated[str | None, Field(description=(
-    "The workspace: its slug (as `status` lists it) or root path. Optional when one is served."),
+    "The workspace's slug or root path."),
     max_length=PATH_MAX), AfterValidator(lambda v: v if v is None else _unicode(v))]
 Module = Annotated[str | None, Field(description=(
     "Only this module: `groupId:artifactId` or its artifactId."), max_length=NAME_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
 Scope = Annotated[Literal["main", "test"] | None, Field(description="Only `main` or only `test` sources.")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
-    "The previous page's `nextCursor` (keep the other arguments unchanged)."))]
+    "The previous page's `nextCursor`."))]
 SymbolName = _text(NAME_MAX, (
-    "The symbol's name: `greet`, `Greeter.greet`, `com.acme.Greeter.greet`, one overload "
-    "`greet(String)`, a path form `src/main/java/com/acme/Greeter.java#greet`, or a SCIP symbol."))
+    "The symbol's name: `greet`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol."))
 
 
 RefKind = Literal["read", "write", "read_write", "invocation", "construction", "method_reference",
@@ -124,8 +123,7 @@ class FindSymbolArgs(ToolArgs):
     """Exact discovery of declarations by name."""
 
     query: _text(NAME_MAX, (
-        "The name, exact and case-sensitive: `Greeter`, `Greeter.greet`, `com.acme.Greeter.greet`, "
-        "`greet(String)`, `src/main/java/com/acme/Greeter.java#greet` or a SCIP symbol."))
+        "The name: `Greeter`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol."))
     repo: Repo = None
     kind: Annotated[str | None, Field(max_length=40, description=(
         "Only declarations of this kind: " + ", ".join(NAMED_KINDS) + "."
@@ -151,7 +149,7 @@ class SymbolAtArgs(ToolArgs):
 class FindReferencesArgs(ToolArgs):
     """Every reference to one exact symbol, paged, with coverage."""
 
-    symbolKey: _text(KEY_MAX, "The symbol's key, from find_symbol, symbol_at or an earlier answer.")
+    symbolKey: _text(KEY_MAX, "From find_symbol, symbol_at or an earlier answer.")
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(

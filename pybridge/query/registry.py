@@ -31,7 +31,7 @@ from typing import Any
 from .models import ToolArgs
 from .results import Result
 
-FAMILIES = ("tools_admin", "tools_exact", "tools_names")
+FAMILIES = ("tools_admin", "tools_exact", "tools_names", "tools_structure")
 
 Progress = Callable[[float, "float | None", str], None]
 
@@ -39,9 +39,16 @@ CONVENTIONS = (
     "Positions: a `range` or `position` object is 0-based (LSP: line, character in UTF-16 code "
     "units, end exclusive); every flat `line` or `column` field is 1-based, as an editor shows it "
     "(the column in code points). Paths are relative to the workspace root.\n"
+    "`repo`: a workspace's slug (as status lists it) or its root path; optional when one workspace "
+    "is served.\n"
     "Names (the name tools, find_symbol): exact and case-sensitive, among types, methods, "
-    "constructors, fields, enum constants and record components; several matches are `ambiguous`. "
-    "Parameters and locals are reached with symbol_at.\n"
+    "constructors, fields, enum constants and record components: `greet`, `Greeter.greet`, "
+    "`com.acme.Greeter.greet`, one overload `greet(String)`, a path form "
+    "`src/main/java/com/acme/Greeter.java#greet`, or a SCIP symbol; several matches are "
+    "`ambiguous`. Parameters and locals are reached with symbol_at.\n"
+    "Every answer carries the freshness envelope: `commit` (git HEAD at the sync, or null), "
+    "`generated_at`, `stale` and `freshness` (`fresh` or `stale`: files changed since the sync, "
+    "the first of them in `changed`), `checked_at`.\n"
     "Compact rows: a reference row's `container` is an index into the answer's `containers` "
     "table, and a call's `caller`/`callee` an index into `symbols`. Every list is bounded: paged "
     "with `nextCursor` (keep the other arguments unchanged) or cut with `total` and `truncated`.\n"

@@ -46,6 +46,11 @@ class Envelope(Result):
     changed: list[str] | None = Field(None, description="The first changed paths, when stale.")
 
 
+ENVELOPE_FIELDS = tuple(Envelope.model_fields)
+"""The envelope's fields: every answer's, described once (`registry.CONVENTIONS`), not in each
+output schema."""
+
+
 class Position(Model):
     line: int
     character: int

@@ -85,9 +85,8 @@ def _still_served(message: str) -> str:
 
 @tool("sync", args=SyncArgs, result=SyncResult, read_only=False, progress=True, description="""
     Compile the Java workspace with the Eclipse compiler and publish a new generation of facts.
-    Call it first (status says when), and again after the code changed. Reports progress; returns
-    the generation, counts, duration, per-module coverage and limitations. The previous generation
-    keeps answering until this one is published.""")
+    Call it first (status says when), and again after the code changed. Reports progress. The
+    previous generation keeps answering until this one is published.""")
 def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
     ws = call.spaces.pick(a.repo)
     try:
@@ -137,8 +136,8 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
 
 
 @tool("status", args=StatusArgs, result=StatusResult, description="""
-    What is indexed: generation, freshness (whether files changed since the last sync), modules,
-    scopes, counts and limitations. Cheap; call it to decide whether to sync.""")
+    What is indexed: generation, freshness, modules, scopes, counts and limitations. Cheap; call it
+    to decide whether to sync.""")
 def status(call: Call, a: StatusArgs) -> StatusResult:
     spaces = call.spaces
     if a.repo is None and len(spaces.served) > 1:

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow
+from pybridge.store.structure import external_symbols
 
 from .coverage import coverage
 from .errors import QueryError
@@ -58,9 +59,8 @@ RELATION_NAMES = {
 
 
 @tool("find_symbol", args=FindSymbolArgs, result=FindSymbolResult, description="""
-    Find declarations by name (simple, qualified like Greeter.greet, or with parameter types like
-    greet(String)): symbolKey, SCIP symbol, dotted path, kind, declaration, module and scope.
-    Pass the symbolKey to find_references.""")
+    Find declarations by name: symbolKey, SCIP symbol, dotted path, kind, declaration, module and
+    scope. Pass the symbolKey to find_references.""")
 def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -79,8 +79,16 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
                     and a.scope in (None, d.scope) and d.symbol_id not in seen):
                 seen.add(d.symbol_id)
                 found.append(d)
-        symbols = [v.symbol(d) for d in found[start:start + a.limit]]
+        limit_given = "limit" in a.model_fields_set
         env = v.envelope()
+        if not found and a.module is None and a.scope is None:   # a library or JDK type by its name
+            library = [s for s in external_symbols(v.r, a.query) if a.kind in (None, s.kind)]
+            if library:
+                shown = [v.symbol_of(s) for s in library[:a.limit]]
+                return FindSymbolResult.model_validate(fit(
+                    lambda k: {"symbols": shown[:k], "total": len(library), **env}, len(shown),
+                    limit_given=limit_given)[0])
+        symbols = [v.symbol(d) for d in found[start:start + a.limit]]
 
         def build(k: int) -> dict:
             out: dict = {"symbols": symbols[:k], "total": len(found)}
@@ -92,7 +100,7 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
                                "locals are found with symbol_at.")
             return {**out, **env}
 
-        return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given="limit" in a.model_fields_set)[0])
+        return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given=limit_given)[0])
 
 
 def borrows_its_name(d: DeclRow) -> bool:
@@ -118,8 +126,8 @@ def _at_rank(hit: DeclRow | RefRow, line: int, character: int,
 
 
 @tool("symbol_at", args=SymbolAtArgs, result=SymbolAtResult, description="""
-    The symbol declared or referenced at a position of a file (0-based line and UTF-16 character,
-    as in LSP), with its symbolKey. The way to reach parameters and locals.""")
+    The symbol declared or referenced at a position of a file, with its symbolKey. The way to
+    reach parameters and locals.""")
 def symbol_at(call: Call, a: SymbolAtArgs) -> SymbolAtResult:
     ws = call.spaces.pick(a.repo)
     rel = workspace_path(ws.spellings, a.path)
@@ -210,14 +218,12 @@ def _page(reader: Reader, sid: list[int], a: FindReferencesArgs, module: str | N
 
 
 @tool("find_references", args=FindReferencesArgs, result=FindReferencesResult, description="""
-    Every reference to one symbol, exact: path, range, kind (read, write, read_write, invocation,
-    construction, method_reference, type_use), container and source line; the compiler's
-    overrides/extends/implements facts; and coverage: referenceCoverage true means an empty or
-    short list proves nothing else refers to the symbol. Takes the symbolKey from find_symbol or
-    symbol_at; pages with limit (default 100) and nextCursor; kinds, include_javadoc and
-    include_imports narrow the list. referenceCoverage is false only when some file leaves the
-    symbol's simple name unaccounted for (unbound token, overload chosen with an unresolved argument,
-    unresolved supertype, syntax error); meta.coverageBlockers lists those places.""")
+    Every reference to one symbol, exact: path, range, kind, container and source line; the
+    compiler's overrides/extends/implements facts; and coverage: referenceCoverage true means an
+    empty or short list proves nothing else refers to the symbol. Takes the symbolKey from
+    find_symbol or symbol_at; pages with nextCursor. referenceCoverage is false only when a file
+    leaves the simple name unaccounted for (unbound, unresolved, syntax error): read
+    meta.coverageBlockers there before treating the list as complete.""")
 def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
     ws, reader, parsed, info = open_key(call.spaces, a.symbolKey)
     try:

@@ -83,9 +83,9 @@ def calls_to(r: Reader, sid: int, *, scope: str | None = None, limit: int) -> tu
 
 @tool("findReferences", args=FindReferencesByNameArgs, result=FindReferencesByNameResult,
       description="""
-    Every occurrence of a named symbol, its definition included (LSP-style), up to limit
-    (default 100) with total and truncated. For paging, kind filters and keys use
-    find_references with the answer's symbol.symbolKey.""")
+    Every occurrence of a named symbol, its definition included (LSP-style), up to limit with
+    total and truncated. For paging, kind filters and keys use find_references with the answer's
+    symbol.symbolKey.""")
 def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindReferencesByNameResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -148,8 +148,8 @@ def _without_class_twins(rows: list[RefRow], callees: dict[int, dict]) -> list[R
 
 @tool("callHierarchy", args=CallHierarchyArgs, result=CallHierarchyResult, description="""
     One level of the call hierarchy of a named method: incomingCalls (who calls it) and
-    outgoingCalls (what it calls), each with the call site, up to limit per direction (default
-    50) with totals and truncated.""")
+    outgoingCalls (what it calls), each with the call site, up to limit per direction with totals
+    and truncated.""")
 def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -188,8 +188,8 @@ def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
 
 @tool("get_callers", args=GetCallersArgs, result=GetCallersResult, description="""
     Who calls a method or constructor, by name: call sites with path, line and column, the calling
-    function and a snippet, up to max_results with total and truncated. Searches every served
-    workspace when repo is omitted; include_tests=false leaves test code out.""")
+    function and a snippet, up to max_results with total and truncated, in every served
+    workspace unless repo is given.""")
 def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
     spaces = call.spaces
     targets = [spaces.pick(a.repo)] if a.repo is not None else list(spaces.served)
