@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/http_load.py                       # 50 clients, 20 s, samples/reactor
     .venv/bin/python bench/http_load.py --clients 10 --seconds 5 --sessions 100
+    .venv/bin/python bench/http_load.py --think 0.5               # each client waits 0.5 s between calls
 
 Copies samples/reactor to a temporary folder, syncs it into a temporary state
 folder, starts `pybridge serve --http --port 0` on 127.0.0.1 (never anything
@@ -9,6 +10,11 @@ else), and runs the clients in this process (asyncio, httpx2, one MCP session
 each: initialize, then tools/call in a loop over read-only queries). Reports
 throughput, p50/p90/p99/max latency per call, errors, and the server's
 resident memory per idle session (`--sessions` sessions opened and left open).
+By default every client calls again as soon as it has its answer (a closed
+loop at saturation: the latency is then about clients / throughput); with
+`--think S` it waits S seconds between calls, as an agent that reads its
+answers does. The load starts 5 s after the server is up (`serve` starts and
+warms its indexer JVM in the background).
 Prints one JSON object; `--markdown` prints the RESULTS.md lines as well.
 """
 
@@ -68,7 +74,7 @@ async def open_session(client: httpx2.AsyncClient, url: str, headers: dict) -> d
 
 
 async def one_client(index: int, url: str, base_headers: dict, deadline: float, latencies: list[float],
-                     errors: list[str]) -> None:
+                     errors: list[str], think: float = 0.0) -> None:
     async with httpx2.AsyncClient(timeout=60) as client:
         session = await open_session(client, url, base_headers)
         n = index
@@ -86,6 +92,8 @@ async def one_client(index: int, url: str, base_headers: dict, deadline: float, 
                 errors.append(f"{name}: {exc!r}")
                 continue
             latencies.append(time.perf_counter() - started)
+            if think:
+                await asyncio.sleep(think)
 
 
 def rss_kb(pid: int) -> int:
@@ -117,6 +125,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=200, help="idle sessions to open for the memory figure")
     parser.add_argument("--token", default="bench-token")
     parser.add_argument("--sse", action="store_true", help="serve with --sse (SSE answers) to compare")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds each client waits between calls")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     if not (1 <= args.clients <= 200 and 0 < args.seconds <= 120 and 0 <= args.sessions <= 2000):
@@ -142,13 +151,14 @@ def main() -> None:
             if url is None:
                 raise SystemExit("the server did not start")
             headers = {"accept": ACCEPT, "authorization": f"Bearer {args.token}"}
+            time.sleep(5)       # let serve's background worker warm-up finish
             latencies: list[float] = []
             errors: list[str] = []
 
             async def load() -> float:
                 deadline = time.perf_counter() + args.seconds
                 started = time.perf_counter()
-                await asyncio.gather(*(one_client(i, url, headers, deadline, latencies, errors)
+                await asyncio.gather(*(one_client(i, url, headers, deadline, latencies, errors, args.think)
                                        for i in range(args.clients)))
                 return time.perf_counter() - started
 
@@ -162,7 +172,7 @@ def main() -> None:
 
     report = {
         "answers": "sse" if args.sse else "json",
-        "clients": args.clients, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
+        "clients": args.clients, "thinkSeconds": args.think, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
         "callsPerSecond": round(len(latencies) / elapsed, 1),
         "p50ms": round(pct(latencies, 0.50) * 1000, 1), "p90ms": round(pct(latencies, 0.90) * 1000, 1),
         "p99ms": round(pct(latencies, 0.99) * 1000, 1), "maxms": round(max(latencies, default=0) * 1000, 1),
