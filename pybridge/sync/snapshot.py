@@ -281,25 +281,34 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
     """Workspace-relative paths whose stat no longer matches the snapshot (new, changed or deleted;
     a skipped file that became readable, or a readable one that no longer is, counts too)."""
     root = snap.root
+    # Plain strings, not Path objects: a live server runs this on every exact query, and pathlib's
+    # parsing cost about 25 ms per call on guava's 627 files (now a few ms).
+    prefix = os.path.join(str(root), "")
     changed: list[str] = []
     for table in (snap.files, snap.poms):
         for rel, (size, mtime, *_rest) in table.items():
             try:
-                st = os.stat(root / rel)
+                st = os.stat(prefix + rel)
             except OSError:
                 changed.append(rel)
                 continue
             if st.st_size != size or st.st_mtime_ns != mtime:
                 changed.append(rel)
     for src in snap.source_roots:
-        for path in source_files(root / src):
-            rel = _rel(root, path)
-            if rel in snap.files:
-                continue
-            if _shown(rel) in snap.skipped:
-                if classify(root, path)[0] is None:    # still skipped
+        start = os.path.normpath(os.path.join(prefix, src))     # then every walked path is normalized
+        for dirpath, _dirnames, filenames in os.walk(start):
+            for name in filenames:
+                if not name.endswith(".java"):
                     continue
-            changed.append(rel)
+                full = os.path.join(dirpath, name)
+                rel = full[len(prefix):] if full.startswith(prefix) and os.sep == "/" else _rel(root, Path(full))
+                if rel in snap.files:
+                    continue
+                path = Path(full)
+                if _shown(rel) in snap.skipped:
+                    if classify(root, path)[0] is None:    # still skipped
+                        continue
+                changed.append(rel)
     for rel in snap.skipped:    # a skipped entry that is gone
         if rel not in changed and not os.path.isabs(rel) and not os.path.lexists(root / _unshown(rel)):
             changed.append(rel)
