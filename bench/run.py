@@ -25,6 +25,7 @@ import measure  # noqa: E402
 import queries  # noqa: E402
 import report  # noqa: E402
 import workspaces  # noqa: E402
+
 from pybridge.worker import jars_dir  # noqa: E402
 
 MEASUREMENTS = ("sync", "baselines", "facade", "mcp", "serve")

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import click
 
-from pybridge.errors import PybridgeError
-
 from pybridge.cli import main
+from pybridge.errors import PybridgeError
 
 
 @main.command("index", help=(

@@ -30,9 +30,6 @@ the kind filters: it says whether any reference could be missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow
 from pybridge.store.structure import external_symbols

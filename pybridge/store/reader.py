@@ -22,10 +22,22 @@ from pybridge.errors import StoreError
 from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
 
 from .rows import (
-    BlockedRow, DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+    BlockedRow,
+    DeclRow,
+    FileInfo,
+    GenerationInfo,
+    ModuleScope,
+    ProblemRow,
+    RefRow,
+    RelationRow,
+    SymbolInfo,
 )
 from .schema import (
-    CALL_KIND_SQL, DECL_KIND_CODES, NAMED_KIND_MAX, PROBLEM_KIND_CODES, REF_KIND_CODES,
+    CALL_KIND_SQL,
+    DECL_KIND_CODES,
+    NAMED_KIND_MAX,
+    PROBLEM_KIND_CODES,
+    REF_KIND_CODES,
     RELATION_KIND_CODES,
 )
 

@@ -28,8 +28,13 @@ from . import faults, gc
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
 from .schema import (
-    BLOCK_REASON_CODES, DECL_KIND_CODES, PROBLEM_KIND_CODES, PUBLISHED, REF_KIND_CODES,
-    RELATION_KIND_CODES, STAGING,
+    BLOCK_REASON_CODES,
+    DECL_KIND_CODES,
+    PROBLEM_KIND_CODES,
+    PUBLISHED,
+    REF_KIND_CODES,
+    RELATION_KIND_CODES,
+    STAGING,
 )
 
 if TYPE_CHECKING:

@@ -34,8 +34,8 @@ def main() -> int:
     config = json.loads(os.environ.get("PYBRIDGE_WORKER_CONFIG", "{}"))
 
     import jpype  # the one import of jpype in pybridge
-    import jpype.imports  # noqa: F401
     import jpype.config
+    import jpype.imports  # noqa: F401
 
     jpype.config.destroy_jvm = False
     t0 = time.perf_counter()
