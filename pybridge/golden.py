@@ -4,7 +4,7 @@ reference, relation and problem marked under the line it starts on.
 One renderer serves both the golden tests ("assert") and `pytest
 --update-goldens`. A marker line looks like
 
-    //        ^^^^^ invocation com.acme.kitchen.Greeter.greet(String) <- com.acme.kitchen.Kitchen.main(String[]) @12:8-12:13
+    //        ^^^^^ invocation com.acme.Greeter.greet(String) <- com.acme.Kitchen.main(String[]) @12:8-12:13
 
 that is: carets under the span (aligned by characters as an editor shows
 them), the kind, the target, `<-` the container, and the exact span as LSP
@@ -29,7 +29,7 @@ def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
     """Binding key -> a readable name, from every declaration and library target seen."""
     names: dict[str, str] = {}
     for ff in all_files:
-        for key, (kind, dotted, _scip) in ff.external.items():
+        for key, (_kind, dotted, _scip) in ff.external.items():
             names.setdefault(key, dotted)
         for d in ff.declarations:
             if d.kind in ("METHOD", "CONSTRUCTOR"):
@@ -89,7 +89,7 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     out: list[str] = []
     for number, text in enumerate(lines):
         out.append(text)
-        for start, _order, label, span in sorted(markers.get(number, []), key=lambda m: (m[0], m[1], m[2])):
+        for _start, _order, label, span in sorted(markers.get(number, []), key=lambda m: (m[0], m[1], m[2])):
             if span is None:
                 out.append(f"//  {label}")
                 continue

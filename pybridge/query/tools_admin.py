@@ -70,7 +70,7 @@ def _progress_adapter(progress: Progress | None) -> Callable[[dict], None]:
                     state["done"] = state["total"]
                 message = str(event.get("message") or event.get("phase") or "syncing")
             progress(state["done"], state["total"], message)
-        except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
+        except Exception:  # progress is best effort; the sync goes on
             log.debug("progress callback failed", exc_info=True)
 
     return on_event
@@ -107,7 +107,7 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
     except PybridgeError as exc:
         raise QueryError("sync_failed", f"The sync of {ws.slug} failed: {_still_served(exc.message)}",
                          cause=getattr(exc, "cause", None) or type(exc).__name__) from exc
-    except Exception as exc:  # noqa: BLE001 - whatever broke, the caller gets an answer
+    except Exception as exc:  # whatever broke, the caller gets an answer
         log.exception("sync of %s failed", ws.root)
         raise QueryError("sync_failed", f"The sync of {ws.slug} failed unexpectedly "
                          f"({type(exc).__name__}: {exc}); the previous generation, if any, is still "

@@ -72,7 +72,7 @@ def _check(facts: FileFacts, relpath: str) -> None:
                              f"{b.name!r}; the indexer emitted a broken fact, so report it with "
                              f"the file.", path=relpath)
         names.add(b.name)
-    for key, (kind, _dotted, _scip) in facts.external.items():
+    for kind, _dotted, _scip in facts.external.values():
         if kind and kind not in DECL_KIND_CODES:
             raise bad("library declaration", kind)
 

@@ -275,7 +275,7 @@ class Staging:
                     names = ("files", "declarations", "references", "relations", "problems",
                              "binding_complete_files")
                     meta["counts"] = {**(meta.get("counts") or {}),
-                                      **{n: int(v) for n, v in zip(names, counts)}}
+                                      **{n: int(v) for n, v in zip(names, counts, strict=True)}}
                     number = conn.execute("SELECT last_number FROM current").fetchone()[0] + 1
                     changed = conn.execute(
                         "UPDATE generations SET state = ?, number = ?, published_at = ?, meta = ?"

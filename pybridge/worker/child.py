@@ -35,7 +35,7 @@ def main() -> int:
 
     import jpype  # the one import of jpype in pybridge
     import jpype.config
-    import jpype.imports  # noqa: F401
+    import jpype.imports  # enables Python imports of Java packages
 
     jpype.config.destroy_jvm = False
     t0 = time.perf_counter()
