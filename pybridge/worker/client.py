@@ -337,8 +337,7 @@ class Worker:
 
     @staticmethod
     def _timeout_kill(proc: subprocess.Popen[bytes]) -> None:
-        # a mark on this very child (a stale timer must not mark the next one); _receive reads it by getattr
-        proc._pybridge_timed_out = True  # type: ignore[attr-defined]  # a mark of ours on the Popen object
+        proc._pybridge_timed_out = True  # type: ignore[attr-defined]  # our mark on this child; _receive reads it
         if proc.poll() is None:
             proc.kill()
 
