@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import measure, workspaces  # noqa: E402 - after the path set-up above
+from bench import measure, workspaces
 
 NAMES = ("commons-lang3", "guava", "commons-collections4")
 OUT = Path(__file__).resolve().parent / "firstsync.json"

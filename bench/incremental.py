@@ -33,9 +33,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-import workspaces  # noqa: E402 - bench/ is not a package
+import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
 
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402
+from pybridge.sync.summary import _body_start, _Text  # noqa: E402 - after the sys.path set-up
 
 
 def cli_sync(root: Path, state: Path) -> tuple[float, dict]:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from measure import _run_compiler  # bench/ is on sys.path when this runs as a script
+
 from pybridge.worker import IndexRequest, Worker
 
 
@@ -54,7 +55,7 @@ def main() -> None:
     e, c, wm = statistics.median(ecj_times), statistics.median(cold), statistics.median(warm)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"sources: {len(files)} files under {', '.join(args.roots)}; medians of {args.runs} runs")
-    print(f"| what | seconds | ratio to ecj |\n| --- | --- | --- |")
+    print("| what | seconds | ratio to ecj |\n| --- | --- | --- |")
     print(f"| ecj -d none -proc:none (cold JVM) | {e:.2f} | 1.00 |")
     print(f"| indexer, cold worker (JVM start, index, decode) | {c:.2f} | {c / e:.2f} |")
     print(f"| indexer, warm request in the same worker | {wm:.2f} | {wm / e:.2f} |")

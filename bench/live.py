@@ -39,10 +39,10 @@ import anyio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench.queries import _unpack, serve_command  # noqa: E402 - after the path set-up
-from bench.run import machine, versions  # noqa: E402
-from bench.workspaces import ARTIFACTS, ensure  # noqa: E402
-from pybridge.sync import sync  # noqa: E402
+from bench.queries import _unpack, serve_command  # noqa: E402 - after the sys.path set-up
+from bench.run import machine, versions  # noqa: E402 - after the sys.path set-up
+from bench.workspaces import ARTIFACTS, ensure  # noqa: E402 - after the sys.path set-up
+from pybridge.sync import sync  # noqa: E402 - after the sys.path set-up
 
 BEGIN, END = "<!-- live-bench:begin -->", "<!-- live-bench:end -->"
 

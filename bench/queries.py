@@ -59,7 +59,10 @@ def percentiles(samples: list[float]) -> dict:
     s = sorted(samples)
     if not s:
         return {"n": 0}
-    rank = lambda q: s[max(math.ceil(q * len(s)) - 1, 0)]  # noqa: E731 - nearest rank
+
+    def rank(q):  # nearest rank
+        return s[max(math.ceil(q * len(s)) - 1, 0)]
+
     return {"n": len(s), "p50_ms": rank(0.50) * 1e3, "p99_ms": rank(0.99) * 1e3, "max_ms": s[-1] * 1e3}
 
 
@@ -128,7 +131,7 @@ async def _time_tools(call, symbols: list[dict], root: Path, say, label: str) ->
 def facade_missing() -> str | None:
     """Why the facade cannot be used, or None when `from pybridge.query import Facade, TOOL_NAMES` works."""
     try:
-        from pybridge.query import TOOL_NAMES, Facade  # noqa: F401
+        from pybridge.query import TOOL_NAMES, Facade  # noqa: F401 - only whether the import works
     except ImportError as exc:
         return f"pybridge.query (the facade) is not there yet ({exc})"
     return None

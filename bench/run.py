@@ -21,11 +21,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import measure  # noqa: E402
-import queries  # noqa: E402
-import report  # noqa: E402
-import workspaces  # noqa: E402
-from pybridge.worker import jars_dir  # noqa: E402
+import measure  # noqa: E402 - after the sys.path set-up
+import queries  # noqa: E402 - after the sys.path set-up
+import report  # noqa: E402 - after the sys.path set-up
+import workspaces  # noqa: E402 - after the sys.path set-up
+
+from pybridge.worker import jars_dir  # noqa: E402 - after the sys.path set-up
 
 MEASUREMENTS = ("sync", "baselines", "facade", "mcp", "serve")
 FULL = ("commons-lang3", "guava")
@@ -63,10 +64,12 @@ def versions() -> dict:
     commit = _out(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"])
     dirty = _out(["git", "-C", str(repo), "status", "--porcelain", "--", "pybridge", "jvm"])
     return {"python": platform.python_version(), "java": _out(["java", "-version"]),
-            "javac": _out(["javac", "-version"]), "maven": _out(["mvn", "-v"]).replace("\x1b[1m", "").replace("\x1b[m", ""),
+            "javac": _out(["javac", "-version"]),
+            "maven": _out(["mvn", "-v"]).replace("\x1b[1m", "").replace("\x1b[m", ""),
             "jdt_jars": sorted(p.name for p in jars_dir().glob("*.jar")
                                if p.name.startswith(("ecj-", "org.eclipse.jdt.core-", "pybridge-indexer"))),
-            "commit": commit + (" (with uncommitted changes under pybridge/ or jvm/)" if dirty not in ("", "?") else "")}
+            "commit": commit + (" (with uncommitted changes under pybridge/ or jvm/)"
+                                if dirty not in ("", "?") else "")}
 
 
 def round_seconds(rnd: dict) -> dict:
@@ -165,7 +168,8 @@ def main() -> None:
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help=f"a workspace ({', '.join(workspaces.ARTIFACTS)}) or a measurement "
                          f"({', '.join(MEASUREMENTS)}); repeatable")
-    ap.add_argument("--runs", type=int, help="rounds of sync + resync + ecj + javac, medians taken (default 3, quick 1)")
+    ap.add_argument("--runs", type=int,
+                    help="rounds of sync + resync + ecj + javac, medians taken (default 3, quick 1)")
     ap.add_argument("--samples", type=int, help="symbols sampled for query latency (default 1000, quick 100)")
     ap.add_argument("--serve-runs", type=int, help="serve starts timed (default 3, quick 1)")
     ap.add_argument("--seed", type=int, default=20240601)

@@ -37,9 +37,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import queries  # noqa: E402
-import report  # noqa: E402
-import workspaces  # noqa: E402
+import queries  # noqa: E402 - after the sys.path set-up
+import report  # noqa: E402 - after the sys.path set-up
+import workspaces  # noqa: E402 - after the sys.path set-up
 
 NAMES = ("commons-lang3", "guava")
 HEAVIEST = 5
@@ -114,7 +114,10 @@ def stats(values: list[int]) -> dict:
     s = sorted(values)
     if not s:
         return {"n": 0}
-    pick = lambda q: s[min(len(s) - 1, max(int(q * len(s) + 0.5) - 1, 0))]  # noqa: E731 - nearest rank
+
+    def pick(q):  # nearest rank
+        return s[min(len(s) - 1, max(int(q * len(s) + 0.5) - 1, 0))]
+
     return {"n": len(s), "p50": pick(0.5), "p99": pick(0.99), "max": s[-1]}
 
 
@@ -181,7 +184,10 @@ def main() -> None:
     import pybridge
 
     t0 = time.monotonic()
-    say = lambda m: print(f"[{time.monotonic() - t0:6.1f}s] {m}", flush=True)  # noqa: E731
+
+    def say(m):
+        print(f"[{time.monotonic() - t0:6.1f}s] {m}", flush=True)
+
     res = {"label": args.label, "pybridge": str(Path(pybridge.__file__).parent),
            "command": " ".join(([f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else [])
                                + [".venv/bin/python bench/sizes.py", *sys.argv[1:]]),

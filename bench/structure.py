@@ -36,8 +36,8 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import queries  # noqa: E402
-import workspaces  # noqa: E402
+import queries
+import workspaces
 
 BUDGET = 32 * 1024
 TYPES = ("CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION")

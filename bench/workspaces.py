@@ -117,7 +117,8 @@ def read_effective_pom(pom: Path, scratch: Path) -> tuple[list[dict], tuple[str,
 def render_pom(a: Artifact, deps: list[dict], release: tuple[str, str], encoding: str) -> str:
     flag, n = release
     level = (f"<maven.compiler.release>{n}</maven.compiler.release>" if flag == "release" else
-             f"<maven.compiler.source>{n}</maven.compiler.source>\n    <maven.compiler.target>{n}</maven.compiler.target>")
+             f"<maven.compiler.source>{n}</maven.compiler.source>\n"
+             f"    <maven.compiler.target>{n}</maven.compiler.target>")
     lines = []
     for d in deps:
         lines.append("    <dependency>")

@@ -122,7 +122,7 @@ class Blocked(NamedTuple):
     name: str
     reason: str              # one of BLOCK_REASONS: that of the first occurrence
     span: Span               # the first occurrence
-    count: int               # how many occurrences
+    count: int  # type: ignore[assignment]  # how many occurrences; shadows tuple.count, never called on it
 
 
 @dataclass

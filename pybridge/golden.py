@@ -4,7 +4,7 @@ reference, relation and problem marked under the line it starts on.
 One renderer serves both the golden tests ("assert") and `pytest
 --update-goldens`. A marker line looks like
 
-    //        ^^^^^ invocation com.acme.kitchen.Greeter.greet(String) <- com.acme.kitchen.Kitchen.main(String[]) @12:8-12:13
+    //        ^^^^^ invocation com.acme.Greeter.greet(String) <- com.acme.Kitchen.main(String[]) @12:8-12:13
 
 that is: carets under the span (aligned by characters as an editor shows
 them), the kind, the target, `<-` the container, and the exact span as LSP
@@ -29,7 +29,7 @@ def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
     """Binding key -> a readable name, from every declaration and library target seen."""
     names: dict[str, str] = {}
     for ff in all_files:
-        for key, (kind, dotted, _scip) in ff.external.items():
+        for key, (_kind, dotted, _scip) in ff.external.items():
             names.setdefault(key, dotted)
         for d in ff.declarations:
             if d.kind in ("METHOD", "CONSTRUCTOR"):
@@ -61,18 +61,18 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     def at(s: Span) -> str:
         return f"@{s.start_line}:{s.start_char}-{s.end_line}:{s.end_char}"
 
-    markers: dict[int, list[tuple[int, int, str, Span]]] = defaultdict(list)
+    markers: dict[int, list[tuple[int, int, str, Span | None]]] = defaultdict(list)
     for d in facts.declarations:
         markers[d.name_span.start_line].append(
             (d.name_span.start_char, 0,
              f"def {d.kind} {name(d.key)}" + (" [generated]" if d.modifiers & DECL_GENERATED else ""), d.name_span))
     decl_lines = {d.key: d.name_span.start_line for d in facts.declarations}
-    for r in facts.relations:
-        line = decl_lines.get(r.from_key)
+    for rel in facts.relations:
+        line = decl_lines.get(rel.from_key)
         if line is not None:
             # Generated accessors share their annotation's line: say which one each link is from.
-            source_of = f" <- {name(r.from_key)}" if r.kind == "generated_from" else ""
-            markers[line].append((10**6, 1, f"{r.kind} {name(r.to_key)}{source_of}", None))
+            source_of = f" <- {name(rel.from_key)}" if rel.kind == "generated_from" else ""
+            markers[line].append((10**6, 1, f"{rel.kind} {name(rel.to_key)}{source_of}", None))
     for r in facts.references:
         markers[r.span.start_line].append(
             (r.span.start_char, 2,
@@ -89,18 +89,18 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
     out: list[str] = []
     for number, text in enumerate(lines):
         out.append(text)
-        for start, _order, label, span in sorted(markers.get(number, []), key=lambda m: (m[0], m[1], m[2])):
+        for _start, _order, label, span in sorted(markers.get(number, []), key=lambda m: (m[0], m[1], m[2])):
             if span is None:
                 out.append(f"//  {label}")
                 continue
             a = codepoints(text, span.start_char)
             if span.end_line == span.start_line:
-                b = max(codepoints(text, span.end_char), a + 1)
+                z = max(codepoints(text, span.end_char), a + 1)
             else:
-                b = max(len(text), a + 1)
+                z = max(len(text), a + 1)
             # Carets under the token; a token in the first two columns cannot sit under "//".
             prefix = "//" + " " * (a - 2) if a >= 2 else "// "
-            out.append(f"{prefix}{'^' * (b - a)} {label} {at(span)}")
+            out.append(f"{prefix}{'^' * (z - a)} {label} {at(span)}")
     if facts.failure:
         out.append("// FAILURE: " + facts.failure.splitlines()[0])
     out.append(f"// binding_complete: {str(facts.binding_complete).lower()}")

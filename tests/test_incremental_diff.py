@@ -66,7 +66,7 @@ def _log(tmp_path: Path) -> Path:
 @pytest.mark.skipif(not LONG, reason="the long differential run: set PYBRIDGE_DIFF_EDITS=300")
 def test_incremental_sync_equals_a_fresh_sync_after_hundreds_of_random_edits_of_commons_lang3(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
-    import workspaces  # noqa: PLC0415 - bench/ is not a package; only the long run needs it
+    import workspaces  # bench/ is not a package; only the long run needs it
 
     lang = tmp_path / "commons-lang3"
     shutil.copytree(workspaces.ensure(workspaces.ARTIFACTS["commons-lang3"], say=lambda _m: None), lang)

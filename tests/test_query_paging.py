@@ -154,7 +154,10 @@ def test_the_same_cursor_gives_the_same_page(many):
     assert cursor == again
     first = ok(facade, "find_references", {"symbolKey": key, "limit": 500, "cursor": cursor})
     second = ok(facade, "find_references", {"symbolKey": key, "limit": 500, "cursor": cursor})
-    strip = lambda page: {k: v for k, v in page.items() if k != "checked_at"}  # noqa: E731
+
+    def strip(page):
+        return {k: v for k, v in page.items() if k != "checked_at"}
+
     assert strip(first) == strip(second)
 
 

@@ -11,7 +11,14 @@ from pybridge.facts import Span
 from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store
 from pybridge.store.schema import MIGRATIONS
 from tests.test_store_factories import (
-    SCIP_PREFIX, decl, facts, problem, ref, relation, sha, stage_synthetic,
+    SCIP_PREFIX,
+    decl,
+    facts,
+    problem,
+    ref,
+    relation,
+    sha,
+    stage_synthetic,
 )
 
 MODULE = "com.acme:core"

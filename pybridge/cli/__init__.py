@@ -18,7 +18,7 @@ def main() -> None:
     pass
 
 
-from pybridge.cli import (  # noqa: E402,F401  (registers commands)
+from pybridge.cli import (  # noqa: E402, F401 - importing them registers their commands on main
     commands_index,
     commands_structure,
     commands_sync,

@@ -6,12 +6,12 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from pybridge.errors import PybridgeError
-
 from pybridge.cli import main
+from pybridge.errors import PybridgeError
 
 
 @main.command("index", help=(
@@ -39,8 +39,9 @@ def index_command(roots: tuple[Path, ...], classpath: str, release: str, encodin
     request = IndexRequest(files=files, sourcepath=[str(r) for r in roots],
                            classpath=[c for c in classpath.split(":") if c], release=release, encoding=encoding)
     t0 = time.perf_counter()
+    worker_args: dict[str, Any] = {"heap": heap} if heap else {}
     try:
-        with Worker(**({"heap": heap} if heap else {})) as worker, Progress(
+        with Worker(**worker_args) as worker, Progress(
                 TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                 transient=True, disable=as_json or not sys.stderr.isatty(), console=None) as bar:
             task = bar.add_task("index", total=len(files))

@@ -13,33 +13,38 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pybridge.cli import main
 from pybridge.cli.live_options import live_options, live_serving
-from pybridge.cli.options import state_dir_option
+from pybridge.cli.options import F, state_dir_option
 from pybridge.cli.render import RENDERERS, error
 from pybridge.query import CONVENTIONS, TOOLS
 
-
-def _facade(repos: tuple[str, ...], state_dir: Path | None):
+if TYPE_CHECKING:
     from pybridge.query import Facade
 
-    roots = list(repos) or ["."]
+
+def _facade(repos: tuple[str, ...], state_dir: Path | None) -> Facade:
+    from pybridge.query import Facade
+
+    roots: list[str | Path] = [*repos] or ["."]
     if state_dir is not None and len(roots) != 1:
         raise click.UsageError("--state-dir applies to one workspace; give one --repo with it.")
-    state_dirs = {roots[0]: state_dir} if state_dir is not None else None
+    state_dirs: dict[str | Path, Path] | None = {roots[0]: state_dir} if state_dir is not None else None
     return Facade(roots, state_dirs=state_dirs)
 
 
-def repo_option(f):
+def repo_option(f: F) -> F:
     return click.option("--repo", "repos", multiple=True, metavar="PATH",
                         help="A workspace root to serve (repeatable; default: the current directory).")(f)
 
 
-def _run(repos, state_dir, name: str, args: dict, as_json: bool) -> None:
+def _run(repos: tuple[str, ...], state_dir: Path | None, name: str, args: dict[str, Any], as_json: bool) -> None:
     facade = _facade(repos, state_dir)
     try:
         result, is_error = facade.call(name, args)
@@ -50,7 +55,8 @@ def _run(repos, state_dir, name: str, args: dict, as_json: bool) -> None:
     elif is_error:
         click.echo(error(result), err=True)
     else:
-        click.echo(RENDERERS.get(name, lambda r: json.dumps(r, indent=2))(result))
+        render = RENDERERS.get(name)
+        click.echo(render(result) if render is not None else json.dumps(result, indent=2))
     if is_error:
         sys.exit(1)
 
@@ -144,7 +150,7 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
         facade.close()
 
 
-def _limit_option(name: str):
+def _limit_option(name: str) -> Callable[[F], F]:
     default = TOOLS[name].args.model_fields[_LIMITS[name]].default
     return click.option("--limit", type=click.IntRange(1, 500), default=None, metavar="N",
                         help=f"Show at most N (1 to 500; default {default}); the output says when it cut the list.")
@@ -153,21 +159,26 @@ def _limit_option(name: str):
 _LIMITS = {"findReferences": "limit", "get_callers": "max_results"}
 
 
-def _short(name: str, tool: str, arg: str | None, help_text: str, build):
-    @main.command(name, help=help_text)
-    @click.argument("target", required=arg is not None) if arg else (lambda f: f)
-    @repo_option
-    @state_dir_option
-    @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON result instead of text.")
-    @_limit_option(tool) if tool in _LIMITS else (lambda f: f)
-    def command(repos, state_dir, as_json, target=None, limit=None):
+def _short(name: str, tool: str, arg: str | None, help_text: str,
+           build: Callable[[str | None], dict[str, Any]]) -> click.Command:
+    def command(repos: tuple[str, ...], state_dir: Path | None, as_json: bool, target: str | None = None,
+                limit: int | None = None) -> None:
         args = build(target)
         if limit is not None:
             args[_LIMITS[tool]] = limit
         _run(repos, state_dir, tool, args, as_json)
 
     command.__name__ = f"{name}_command"
-    return command
+    decorated: Callable[..., None] = command
+    if tool in _LIMITS:
+        decorated = _limit_option(tool)(decorated)
+    decorated = click.option("--json", "as_json", is_flag=True,
+                             help="Print the tool's JSON result instead of text.")(decorated)
+    decorated = state_dir_option(decorated)
+    decorated = repo_option(decorated)
+    if arg:
+        decorated = click.argument("target", required=arg is not None)(decorated)
+    return main.command(name, help=help_text)(decorated)
 
 
 @main.command("status", help="Show what is indexed for the workspace at PATH (default: the current directory, "

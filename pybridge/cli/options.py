@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def state_dir_option(f):
+
+def state_dir_option(f: F) -> F:
     return click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                         help="The folder where pybridge keeps this workspace's state (default: a folder of "
                              "its own under PYBRIDGE_STATE_DIR, else under the user cache directory). "

@@ -6,17 +6,17 @@ Positions print editor-style: `path:line:column`, 1-based.
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Any, Callable
 
 
-def _at(loc: dict | None) -> str:
+def _at(loc: dict[str, Any] | None) -> str:
     if not loc:
         return "(library)"
     start = (loc.get("range") or {}).get("start", {})
     return f"{loc.get('path', '?')}:{start.get('line', 0) + 1}:{start.get('character', 0) + 1}"
 
 
-def _sym(s: dict | None) -> str:
+def _sym(s: dict[str, Any] | None) -> str:
     if not s:
         return "?"
     owner = s.get("dottedPath", "?")
@@ -25,13 +25,13 @@ def _sym(s: dict | None) -> str:
     return f"{s.get('kind', '?')} {owner}"
 
 
-def _stale(r: dict) -> str:
+def _stale(r: dict[str, Any]) -> str:
     if r.get("stale"):
         return "\n(stale: files changed since the last sync; run `pybridge sync` for exact answers)"
     return ""
 
 
-def status(r: dict) -> str:
+def status(r: dict[str, Any]) -> str:
     if "workspaces" in r:
         return "\n\n".join(status(w) for w in r["workspaces"])
     if not r.get("synced", True) or r.get("generation") is None:
@@ -45,9 +45,10 @@ def status(r: dict) -> str:
     return "\n".join(lines)
 
 
-def symbols(r: dict) -> str:
+def symbols(r: dict[str, Any]) -> str:
     if not r.get("symbols"):
-        return r.get("hint", "no match")
+        hint: str = r.get("hint", "no match")
+        return hint
     lines = [f"{_sym(s):70} {_at(s.get('declaration'))}\n    key {s['symbolKey']}" for s in r["symbols"]]
     if r.get("nextCursor"):
         lines.append(f"... {r.get('total')} in all (use --json and the cursor for more)")
@@ -58,11 +59,11 @@ def _cut(shown: int, total: int, what: str) -> str:
     return f"(showing the first {shown} of {total} {what}; --limit N shows up to 500)"
 
 
-def _entry(table: list, index: int | None) -> dict | None:
+def _entry(table: list[dict[str, Any]], index: int | None) -> dict[str, Any] | None:
     return table[index] if index is not None and 0 <= index < len(table) else None
 
 
-def references(r: dict) -> str:
+def references(r: dict[str, Any]) -> str:
     rows, total = r.get("references", []), r.get("total", len(r.get("references", [])))
     lines = [f"{_sym(r.get('symbol'))}: {total} occurrences"]
     for ref in rows:
@@ -73,7 +74,7 @@ def references(r: dict) -> str:
     return "\n".join(lines) + _stale(r)
 
 
-def callers(r: dict) -> str:
+def callers(r: dict[str, Any]) -> str:
     rows, total = r.get("callers", []), r.get("total", 0)
     lines = [f"{total} call sites"]
     for c in rows:
@@ -84,7 +85,7 @@ def callers(r: dict) -> str:
     return "\n".join(lines)
 
 
-def hierarchy(r: dict) -> str:
+def hierarchy(r: dict[str, Any]) -> str:
     table = r.get("symbols", [])
     lines = [_sym(r.get("symbol")), "  calls:"]
     for call in r.get("outgoingCalls", []):
@@ -98,7 +99,7 @@ def hierarchy(r: dict) -> str:
     return "\n".join(lines) + _stale(r)
 
 
-def error(r: dict) -> str:
+def error(r: dict[str, Any]) -> str:
     """An error result as a person reads it (the JSON stays with --json and `pybridge tool`)."""
     lines = [f"error ({r.get('code')}): {r.get('error')}"]
     candidates = r.get("candidates") or []
@@ -120,15 +121,15 @@ def error(r: dict) -> str:
     return "\n".join(lines)
 
 
-def definitions(r: dict) -> str:
+def definitions(r: dict[str, Any]) -> str:
     return "\n".join([_sym(r.get("symbol"))] + [f"  {_at(d)}" for d in r.get("definitions", [])]) + _stale(r)
 
 
-RENDERERS: dict[str, Callable[[dict], str]] = {
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "status": status, "find_symbol": symbols, "findReferences": references, "get_callers": callers,
     "callHierarchy": hierarchy, "goToDefinition": definitions,
 }
 
 
-def fallback(result: dict) -> str:
+def fallback(result: dict[str, Any]) -> str:
     return json.dumps(result, indent=2, ensure_ascii=False)

@@ -276,7 +276,7 @@ class LiveIndex:
             first_pending = t.first_pending
             try:
                 outcome, error = self._catch_up(t)
-            except Exception as exc:  # noqa: BLE001 - the loop must survive anything
+            except Exception as exc:  # the loop must survive anything
                 log.exception("catch-up of %s failed", t.root)
                 outcome = {"outcome": "failed", "generation": None}
                 error = {"error": f"The catch-up sync failed unexpectedly ({type(exc).__name__}: {exc}).",
@@ -311,7 +311,7 @@ class LiveIndex:
         try:
             if not changes(Snapshot.from_json(t.root, snapshot), limit=1):
                 return {"outcome": "unchanged", "generation": number}, None
-        except Exception:  # noqa: BLE001 - an unreadable snapshot: let the sync decide
+        except Exception:  # an unreadable snapshot: let the sync decide
             log.debug("stat comparison failed for %s", t.root, exc_info=True)
         attempts = 2            # a worker that died under the sync gets one retry with a fresh child
         while True:
@@ -358,13 +358,13 @@ class LiveIndex:
             current = self._current(t)
             if current is not None:
                 roots |= {t.root / r for r in current[1].get("source_roots", [])}
-        except Exception:  # noqa: BLE001 - no generation readable: the model alone decides
+        except Exception:  # no generation readable: the model alone decides
             log.debug("no generation for %s", t.root, exc_info=True)
         try:
             from pybridge.workspace import load_workspace
             for module in load_workspace(t.root).modules:
                 for scope in module.scopes.values():
                     roots |= {Path(r) for r in scope.roots}
-        except Exception:  # noqa: BLE001 - a broken POM: keep what the generation says
+        except Exception:  # a broken POM: keep what the generation says
             log.debug("workspace model of %s unreadable", t.root, exc_info=True)
         t.scope.set_source_roots(roots)

@@ -127,5 +127,5 @@ class Watcher:
             for root, paths in by_root.items():
                 try:
                     self.on_change(root, paths)
-                except Exception:  # noqa: BLE001 - a failing callback must not end the watch
+                except Exception:  # a failing callback must not end the watch
                     log.exception("change handler failed for %s", root)

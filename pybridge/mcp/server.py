@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
@@ -26,6 +26,11 @@ from mcp.server.lowlevel import Server
 from pybridge import __version__
 from pybridge.mcp.schemas import input_schema, output_schema
 from pybridge.query import CONVENTIONS, TOOLS
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from pybridge.query import Facade
 
 INSTRUCTIONS = (
     "pybridge answers questions about Java code with the compiler's exact facts. Start with status; "
@@ -93,14 +98,16 @@ def as_result(result: dict[str, Any], is_error: bool) -> types.CallToolResult:
     )
 
 
-def build_server(facade, names) -> Server:
+def build_server(facade: Facade, names: Iterable[str]) -> Server:
     tools = tool_list(names)
     known = {t.name for t in tools}
 
-    async def on_list_tools(ctx, params) -> types.ListToolsResult:
+    async def on_list_tools(ctx: ServerRequestContext[Any],
+                            params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(ctx: ServerRequestContext[Any],
+                           params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         arguments: Any = params.arguments if params.arguments is not None else {}
         if name not in known:

@@ -32,7 +32,7 @@ class QueryError(PybridgeError):
         self.extra = extra
 
     def to_json(self) -> dict[str, Any]:
-        return clean({"error": self.message, "code": self.code, **self.extra})
+        return clean_object({"error": self.message, "code": self.code, **self.extra})
 
 
 def invalid(message: str, **extra: Any) -> QueryError:
@@ -61,7 +61,12 @@ def clean(value: Any) -> Any:
     if isinstance(value, str):
         return safe_text(value)
     if isinstance(value, dict):
-        return {safe_text(str(k)): clean(v) for k, v in value.items()}
+        return clean_object(value)
     if isinstance(value, (list, tuple)):
         return [clean(v) for v in value]
     return value
+
+
+def clean_object(value: dict[Any, Any]) -> dict[str, Any]:
+    """`clean` of a JSON object (its keys made strings)."""
+    return {safe_text(str(k)): clean(v) for k, v in value.items()}

@@ -89,7 +89,7 @@ class Facade:
         except RecursionError:
             return {"error": "The arguments are nested too deeply; pass a flat JSON object.",
                     "code": "invalid_argument"}, True
-        except Exception as exc:  # noqa: BLE001 - the contract: no input raises through
+        except Exception as exc:  # the contract: no input raises through
             log.exception("tool %r failed", tool)
             return clean({"error": f"pybridge failed on this request ({type(exc).__name__}: {exc}). "
                                    f"This is a bug; check the arguments, retry, and report it.",

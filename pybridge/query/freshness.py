@@ -141,7 +141,7 @@ class Freshness:
             self._last = None
 
 
-def envelope(generation: GenerationInfo | None, check: Check | None) -> dict:
+def envelope(generation: GenerationInfo | None, check: Check | None) -> dict[str, Any]:
     """The freshness envelope of an answer (a never-synced workspace is stale)."""
     meta = generation.meta if generation is not None else {}
     stale = check is None or check.failed or bool(check.changed)
@@ -157,7 +157,7 @@ def envelope(generation: GenerationInfo | None, check: Check | None) -> dict:
     return out
 
 
-def combine(envelopes: list[dict]) -> dict:
+def combine(envelopes: list[dict[str, Any]]) -> dict[str, Any]:
     """One envelope for an answer drawn from several workspaces (each keeps its own too)."""
     if len(envelopes) == 1:
         return {k: v for k, v in envelopes[0].items() if k in _ENVELOPE_KEYS}

@@ -67,8 +67,11 @@ def _kind(value: str) -> str:
 
 
 def _text(max_length: int, description: str, min_length: int = 1) -> Any:
-    return Annotated[str, Field(min_length=min_length, max_length=max_length, strict=True,
-                                description=description), AfterValidator(_unicode)]
+    """The Field of a text argument, typed `Annotated[str, _text(...), UNICODE]`."""
+    return Field(min_length=min_length, max_length=max_length, strict=True, description=description)
+
+
+UNICODE = AfterValidator(_unicode)
 
 
 Repo = Annotated[str | None, Field(description=(
@@ -80,8 +83,8 @@ Module = Annotated[str | None, Field(description=(
 Scope = Annotated[Literal["main", "test"] | None, Field(description="Only `main` or only `test` sources.")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
     "The previous page's `nextCursor`."))]
-SymbolName = _text(NAME_MAX, (
-    "The symbol's name: `greet`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol."))
+SymbolName = Annotated[str, _text(NAME_MAX, (
+    "The symbol's name: `greet`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol.")), UNICODE]
 
 
 RefKind = Literal["read", "write", "read_write", "invocation", "construction", "method_reference",
@@ -122,8 +125,8 @@ class StatusArgs(ToolArgs):
 class FindSymbolArgs(ToolArgs):
     """Exact discovery of declarations by name."""
 
-    query: _text(NAME_MAX, (
-        "The name: `Greeter`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol."))
+    query: Annotated[str, _text(NAME_MAX, (
+        "The name: `Greeter`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol.")), UNICODE]
     repo: Repo = None
     kind: Annotated[str | None, Field(max_length=40, description=(
         "Only declarations of this kind: " + ", ".join(NAMED_KINDS) + "."
@@ -139,7 +142,8 @@ class SymbolAtArgs(ToolArgs):
     """The symbol declared or referenced at a position."""
 
     repo: Repo = None
-    path: _text(PATH_MAX, "The source file, relative to the workspace root (or absolute inside it).")
+    path: Annotated[str, _text(PATH_MAX, "The source file, relative to the workspace root (or absolute inside it)."),
+                    UNICODE]
     line: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0},
                                description="0-based line (LSP).")]
     character: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
@@ -149,7 +153,7 @@ class SymbolAtArgs(ToolArgs):
 class FindReferencesArgs(ToolArgs):
     """Every reference to one exact symbol, paged, with coverage."""
 
-    symbolKey: _text(KEY_MAX, "From find_symbol, symbol_at or an earlier answer.")
+    symbolKey: Annotated[str, _text(KEY_MAX, "From find_symbol, symbol_at or an earlier answer."), UNICODE]
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from pybridge.store import DeclRow
 
@@ -164,7 +165,7 @@ def group(rows: list[DeclRow]) -> dict[int, list[DeclRow]]:
     return out
 
 
-def candidate(view: View, d: DeclRow) -> dict:
+def candidate(view: View, d: DeclRow) -> dict[str, Any]:
     """One candidate of an `ambiguous` error; `line` is 1-based (a flat line, DESIGN 7)."""
     return {"symbol": view.scip(d.scip, d.module), "dottedPath": d.dotted, "kind": d.kind,
             "display": qualified(d.dotted, d.display, d.kind), "path": d.path,
@@ -185,7 +186,7 @@ def resolve(view: View, text: str) -> Resolved | None:
     return Resolved(sid, rows, changed=text.strip() not in forms)
 
 
-def ambiguous(text: str, candidates: list[dict], total: int | None = None) -> QueryError:
+def ambiguous(text: str, candidates: list[dict[str, Any]], total: int | None = None) -> QueryError:
     example = next((c["display"] for c in candidates if c.get("display")), None)
     hint = f", e.g. `{example}`" if example else ""
     return QueryError(

@@ -53,24 +53,26 @@ def _camel(name: str) -> str:
     return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
 
 
-def _progress_adapter(progress: Progress | None) -> Callable[[dict], None]:
-    state = {"done": 0.0, "total": None}
+def _progress_adapter(progress: Progress | None) -> Callable[[dict[str, Any]], None]:
+    done = 0.0
+    total: float | None = None
 
-    def on_event(event: dict) -> None:
+    def on_event(event: dict[str, Any]) -> None:
+        nonlocal done, total
         if progress is None:
             return
         try:
             if event.get("phase") == "index":
-                state["done"] = max(state["done"], float(event.get("done") or 0))
-                state["total"] = float(event["total"]) if event.get("total") else state["total"]
+                done = max(done, float(event.get("done") or 0))
+                total = float(event["total"]) if event.get("total") else total
                 message = (f"indexing {event.get('module')} ({event.get('scope')}): "
-                           f"{int(state['done'])}/{int(state['total'] or 0)} files")
+                           f"{int(done)}/{int(total or 0)} files")
             else:
-                if event.get("phase") in ("check", "publish") and state["total"] is not None:
-                    state["done"] = state["total"]
+                if event.get("phase") in ("check", "publish") and total is not None:
+                    done = total
                 message = str(event.get("message") or event.get("phase") or "syncing")
-            progress(state["done"], state["total"], message)
-        except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
+            progress(done, total, message)
+        except Exception:  # progress is best effort; the sync goes on
             log.debug("progress callback failed", exc_info=True)
 
     return on_event
@@ -97,7 +99,7 @@ def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
 
 
 def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: str | None,
-          worker: Any, wait: bool) -> dict:
+          worker: Any, wait: bool) -> dict[str, Any]:
     try:
         result = sync(ws.root, state_dir=ws.state, allow_online=allow_online, wait=wait,
                       progress=_progress_adapter(progress), worker=worker, heap=heap)
@@ -107,7 +109,7 @@ def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: st
     except PybridgeError as exc:
         raise QueryError("sync_failed", f"The sync of {ws.slug} failed: {_still_served(exc.message)}",
                          cause=getattr(exc, "cause", None) or type(exc).__name__) from exc
-    except Exception as exc:  # noqa: BLE001 - whatever broke, the caller gets an answer
+    except Exception as exc:  # whatever broke, the caller gets an answer
         log.exception("sync of %s failed", ws.root)
         raise QueryError("sync_failed", f"The sync of {ws.slug} failed unexpectedly "
                          f"({type(exc).__name__}: {exc}); the previous generation, if any, is still "
@@ -146,7 +148,7 @@ def status(call: Call, a: StatusArgs) -> StatusResult:
     return StatusResult.model_validate(_status(spaces.pick(a.repo)))
 
 
-def _status(ws: Served) -> dict:
+def _status(ws: Served) -> dict[str, Any]:
     base: dict[str, Any] = {"repo": ws.slug, "root": str(ws.root), "stateDir": str(ws.state)}
     live = ws.freshness.live_fields()    # the live index of `serve` (watching, lag, last catch-up)
     if live is not None:
@@ -160,7 +162,9 @@ def _status(ws: Served) -> dict:
         meta = v.gen.meta
         coords = ws.coordinates(v.gen)
         per_scope = [m for m in meta.get("modules") or [] if isinstance(m, dict)]
-        failed = {(ms.module, ms.scope): ms.failed_files for ms in v.r.module_scopes()}
+        # looked up by the (module, scope) the metadata names, whatever JSON put there
+        failed: dict[tuple[object, object], int] = {(ms.module, ms.scope): ms.failed_files
+                                                     for ms in v.r.module_scopes()}
         modules = []
         for mid, (_package, version) in coords.items():
             mine = [m for m in per_scope if m.get("module") == mid]

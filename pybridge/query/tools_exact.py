@@ -30,8 +30,8 @@ the kind filters: it says whether any reference could be missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow
@@ -90,8 +90,8 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
                     limit_given=limit_given)[0])
         symbols = [v.symbol(d) for d in found[start:start + a.limit]]
 
-        def build(k: int) -> dict:
-            out: dict = {"symbols": symbols[:k], "total": len(found)}
+        def build(k: int) -> dict[str, Any]:
+            out: dict[str, Any] = {"symbols": symbols[:k], "total": len(found)}
             if start + k < len(found):
                 out["nextCursor"] = new_cursor(v, "find_symbol", args, start + k)
             if not found:
@@ -170,7 +170,7 @@ def symbol_at(call: Call, a: SymbolAtArgs) -> SymbolAtResult:
                                               **v.envelope()})
 
 
-def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict:
+def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict[str, Any]:
     """The compiler's relation facts of the symbol, each list cut at `shown` (`totals` then
     counts every list that was cut)."""
     ids: dict[str, list[int]] = {name: [] for name in RELATION_NAMES.values()}
@@ -180,7 +180,7 @@ def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict:
             if this == sid and other not in items:
                 items.append(other)
     summaries = v.summaries({i for items in ids.values() for i in items[:shown]})
-    out: dict = {name: [summaries[i] for i in items[:shown] if i in summaries]
+    out: dict[str, Any] = {name: [summaries[i] for i in items[:shown] if i in summaries]
                  for name, items in ids.items()
                  if items or name not in ("generatedFrom", "generatedAccessors")}   # Lombok: when present
     totals = {name: len(items) for name, items in ids.items() if len(items) > shown}
@@ -189,13 +189,13 @@ def relations(v: View, sid: int, shown: int = RELATION_SHOWN) -> dict:
     return out
 
 
-def _kept(a: FindReferencesArgs):
+def _kept(a: FindReferencesArgs) -> Callable[[RefRow], bool] | None:
     skip = (0 if a.include_javadoc else REF_IN_JAVADOC) | (0 if a.include_imports else REF_IN_IMPORT)
     return (lambda r: not r.flags & skip) if skip else None
 
 
 def _page(reader: Reader, sid: list[int], a: FindReferencesArgs, module: str | None,
-          after: tuple | None) -> tuple[list[RefRow], bool, int]:
+          after: Sequence[object] | None) -> tuple[list[RefRow], bool, int]:
     """One page of references under the filters, whether more follow, and their total."""
     keep = _kept(a)
     kinds = list(a.kinds) if a.kinds else None
@@ -246,7 +246,7 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
         rows, more, total = _page(reader, targets, a, module, after)
         decl = v.first_decls([info.id])[info.id]
         items, containers = v.references(rows, info.id)
-        head: dict = {
+        head: dict[str, Any] = {
             "symbol": v.symbol_of(info),
             "relations": relations(v, info.id),
             "meta": {
@@ -259,7 +259,7 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
             **v.envelope(),
         }
 
-        def build(k: int) -> dict:
+        def build(k: int) -> dict[str, Any]:
             page = [dict(x) for x in items[:k]]
             out = {"symbol": head["symbol"], "references": page,
                    "containers": pick(page, containers, "container"),

@@ -33,6 +33,8 @@ points (characters as Python and most editors count them).
 
 from __future__ import annotations
 
+from typing import Any
+
 from pybridge.facts import REF_IN_JAVADOC, codepoints
 from pybridge.store import CALL_KINDS, Reader, RefRow
 
@@ -56,7 +58,7 @@ def _resolve(v: View, text: str) -> Resolved:
     return res
 
 
-def _extras(v: View, res: Resolved) -> dict:
+def _extras(v: View, res: Resolved) -> dict[str, Any]:
     d = res.decl
     return {"resolvedSymbol": qualified(d.dotted, d.display, d.kind)} if res.changed else {}
 
@@ -100,13 +102,14 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
         items = items[:a.limit]
         info = v.r.symbol(sid)
+        assert info is not None, "a resolved symbol has its row"
         meta = {"generation": v.gen.number, "total": total,
                 **v.flat_blockers(coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number))),
                 "limitations": v.limitations()}
         head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
         env = v.envelope()
 
-        def build(k: int) -> dict:
+        def build(k: int) -> dict[str, Any]:
             page = [dict(x) for x in items[:k]]
             return {**head, "references": page, "containers": pick(page, containers, "container"),
                     "total": total, "truncated": total > k, "meta": meta, **env}
@@ -131,12 +134,12 @@ def go_to_definition(call: Call, a: GoToDefinitionArgs) -> GoToDefinitionResult:
             **v.envelope()})
 
 
-def _site(v: View, r: RefRow) -> dict:
+def _site(v: View, r: RefRow) -> dict[str, Any]:
     return {"path": r.path, "range": rng(r.span), "kind": r.kind,
             "context": context(v.line_text(r.path, r.module, r.span.start_line))}
 
 
-def _without_class_twins(rows: list[RefRow], callees: dict[int, dict]) -> list[RefRow]:
+def _without_class_twins(rows: list[RefRow], callees: dict[int, dict[str, Any]]) -> list[RefRow]:
     """`new Circle(2.0)` is one construction reference to the constructor and one to
     the class at the same token: the constructor is the callee (the class stays
     when no constructor is declared, as for a default constructor)."""
@@ -170,7 +173,7 @@ def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
         head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
         env = v.envelope()
 
-        def build(k: int) -> dict:
+        def build(k: int) -> dict[str, Any]:
             ins = [dict(x) for x in incoming_calls[:k]]
             outs = [dict(x) for x in outgoing_calls[:k]]
             both = [{"i": x["caller"]} for x in ins] + [{"i": x["callee"]} for x in outs]
@@ -194,7 +197,8 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
     spaces = call.spaces
     targets = [spaces.pick(a.repo)] if a.repo is not None else list(spaces.served)
     scope = None if a.include_tests else "main"
-    callers: list[dict] = []
+    callers: list[dict[str, Any]] = []
+    extras: dict[str, Any]
     total, envelopes, extras, unsynced, ambiguities, resolved = 0, [], {}, [], [], []
     for ws in targets:
         try:
@@ -224,7 +228,7 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
                               {x.container_id: x.module for x in rows if x.container_id})
             for x in rows:
                 line = v.line_text(x.path, x.module, x.span.start_line)
-                fn = fns.get(x.container_id)
+                fn = fns.get(x.container_id) if x.container_id else None
                 callers.append({
                     "path": x.path,
                     "line": x.span.start_line + 1,
@@ -249,7 +253,7 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
     more = {"notSynced": unsynced} if unsynced else {}
     env = combine(envelopes)
 
-    def build(k: int) -> dict:
+    def build(k: int) -> dict[str, Any]:
         return {"callers": callers[:k], "total": total, "truncated": total > k, **extras,
                 "workspaces": envelopes, **more, **env}
 

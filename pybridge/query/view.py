@@ -53,7 +53,7 @@ ALWAYS = {"kind": "reflection_not_tracked", "module": None, "scope": None,
                      "name) are not references the compiler sees."}
 
 
-def rng(span: Span) -> dict:
+def rng(span: Span) -> dict[str, Any]:
     return {"start": {"line": span.start_line, "character": span.start_char},
             "end": {"line": span.end_line, "character": span.end_char}}
 
@@ -143,7 +143,7 @@ class View:
             self._check = self.ws.freshness.check(self.gen)
         return self._check
 
-    def envelope(self) -> dict:
+    def envelope(self) -> dict[str, Any]:
         return envelope(self.gen, self.check())
 
     def require_fresh(self) -> None:
@@ -179,7 +179,7 @@ class View:
                 self._decls.setdefault(sid, None)
         return {i: self._decls.get(i) for i in ids}
 
-    def symbol(self, d: DeclRow) -> dict:
+    def symbol(self, d: DeclRow) -> dict[str, Any]:
         """The full symbol object of a declaration."""
         return {
             "symbolKey": self.key(d.symbol_id, d.key),
@@ -195,7 +195,7 @@ class View:
             "declaration": {"path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span)},
         }
 
-    def symbol_of(self, info: SymbolInfo) -> dict:
+    def symbol_of(self, info: SymbolInfo) -> dict[str, Any]:
         """The full symbol object of a symbol row (declared here, or library/JDK)."""
         d = self.first_decls([info.id])[info.id]
         if d is not None:
@@ -213,7 +213,7 @@ class View:
             "declaration": None,
         }
 
-    def summaries(self, ids: Iterable[int], modules: dict[int, str] | None = None) -> dict[int, dict]:
+    def summaries(self, ids: Iterable[int], modules: dict[int, str] | None = None) -> dict[int, dict[str, Any]]:
         """Short symbol objects; `modules` gives the declaring module where known
         (a container is declared in its reference's module)."""
         ids = {i for i in ids if i is not None}
@@ -288,7 +288,7 @@ class View:
                            "name": p.get("name"), "reason": p["reason"]})
         return {**cov, "coverageBlockers": {"count": blockers["count"], "places": places}}
 
-    def definition(self, d: DeclRow) -> dict:
+    def definition(self, d: DeclRow) -> dict[str, Any]:
         """A declaration site shaped like a reference (kind `definition`)."""
         return {
             "path": d.path, "range": rng(d.name_span), "kind": "definition", "module": d.module,
@@ -315,7 +315,7 @@ class View:
         raise invalid(f"module {show(text)} has no sources in generation {self.gen.number} of "
                       f"{self.ws.slug}; use one of: {', '.join(known) or '(none)'}.", field="module")
 
-    def limitations(self, module: str | None = None, scope: str | None = None) -> list[dict]:
+    def limitations(self, module: str | None = None, scope: str | None = None) -> list[dict[str, Any]]:
         out = []
         for lim in self.gen.meta.get("limitations") or []:
             if not isinstance(lim, dict):

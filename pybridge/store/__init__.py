@@ -86,7 +86,14 @@ The store imports nothing of pybridge but `pybridge.facts` and
 from .gc import Collected
 from .reader import Reader
 from .rows import (
-    BlockedRow, DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow,
+    BlockedRow,
+    DeclRow,
+    FileInfo,
+    GenerationInfo,
+    ModuleScope,
+    ProblemRow,
+    RefRow,
+    RelationRow,
     SymbolInfo,
 )
 from .schema import CALL_KINDS

@@ -72,22 +72,22 @@ def _check(facts: FileFacts, relpath: str) -> None:
                              f"{b.name!r}; the indexer emitted a broken fact, so report it with "
                              f"the file.", path=relpath)
         names.add(b.name)
-    for key, (kind, _dotted, _scip) in facts.external.items():
+    for kind, _dotted, _scip in facts.external.values():
         if kind and kind not in DECL_KIND_CODES:
             raise bad("library declaration", kind)
 
 
-def _ref_order(r: Reference) -> tuple:
+def _ref_order(r: Reference) -> tuple[tuple[int, ...], int, str, str, int, str]:
     return (tuple(r.span), REF_KIND_CODES[r.kind], r.target_key, r.container_key, r.flags,
             r.target_scip)
 
 
-def _decl_order(d: Declaration) -> tuple:
+def _decl_order(d: Declaration) -> tuple[tuple[int, ...], str, tuple[int, ...], str, str, str, str, str, int, str]:
     return (tuple(d.name_span), d.key, tuple(d.span), d.kind, d.name, d.display, d.dotted,
             d.scip, d.modifiers, d.declaring_key)
 
 
-def _problem_order(p: Problem) -> tuple:
+def _problem_order(p: Problem) -> tuple[tuple[int, ...], int, str, str, bool]:
     return (tuple(p.span), PROBLEM_KIND_CODES[p.kind], p.name, p.message, p.is_error)
 
 

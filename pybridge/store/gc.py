@@ -32,7 +32,9 @@ def needed(conn: sqlite3.Connection, keep: int) -> bool:
         "       (SELECT count(*) FROM generations WHERE state = ?)",
         (STAGING, PUBLISHED),
     ).fetchone()
-    return row[0] > 0 or row[1] > keep
+    staging: int = row[0]
+    published: int = row[1]
+    return staging > 0 or published > keep
 
 
 def collect(conn: sqlite3.Connection, keep: int) -> Collected:

@@ -23,7 +23,7 @@ from pybridge.errors import StoreError
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on POSIX: no cross-process lock
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # off POSIX the module is None; every use checks
 
 
 def open_lock_file(path: Path) -> int:

@@ -15,17 +15,30 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pybridge.errors import StoreError
 from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
 
 from .rows import (
-    BlockedRow, DeclRow, FileInfo, GenerationInfo, ModuleScope, ProblemRow, RefRow, RelationRow, SymbolInfo,
+    BlockedRow,
+    DeclRow,
+    FileInfo,
+    GenerationInfo,
+    ModuleScope,
+    ProblemRow,
+    RefRow,
+    RelationRow,
+    Row,
+    SymbolInfo,
 )
 from .schema import (
-    CALL_KIND_SQL, DECL_KIND_CODES, NAMED_KIND_MAX, PROBLEM_KIND_CODES, REF_KIND_CODES,
+    CALL_KIND_SQL,
+    DECL_KIND_CODES,
+    NAMED_KIND_MAX,
+    PROBLEM_KIND_CODES,
+    REF_KIND_CODES,
     RELATION_KIND_CODES,
 )
 
@@ -72,7 +85,7 @@ _PROBLEM_COLUMNS = (
 )
 
 
-def generation_info(row: tuple) -> GenerationInfo:
+def generation_info(row: Row) -> GenerationInfo:
     return GenerationInfo(id=row[0], number=row[1], published_at=row[2],
                           snapshot=json.loads(row[3]), meta=json.loads(row[4]),
                           current=bool(row[5]))
@@ -138,7 +151,7 @@ class Reader:
 
     def __init__(self, conn: sqlite3.Connection, generation: GenerationInfo,
                  release: Callable[[sqlite3.Connection], None]) -> None:
-        self._conn = conn
+        self._conn: sqlite3.Connection | None = conn
         self._release = release
         self.generation = generation
 
@@ -153,7 +166,7 @@ class Reader:
             conn, self._conn = self._conn, None
             self._release(conn)
 
-    def _rows(self, sql: str, params: dict[str, Any] | tuple = ()) -> list[tuple]:
+    def _rows(self, sql: str, params: dict[str, Any] | tuple[Any, ...] = ()) -> list[Row]:
         if self._conn is None:
             raise StoreError("This reader is closed; open a new one with Store.reader().")
         try:
@@ -198,7 +211,7 @@ class Reader:
         )
         return [ModuleScope(r[0], r[1], r[2], int(r[3]), r[4], int(r[5])) for r in rows]
 
-    def _file_row(self, path: str) -> tuple | None:
+    def _file_row(self, path: str) -> Row | None:
         rows = self._rows(
             f"SELECT {_FILE_COLUMNS} FROM file_versions f"
             " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = f.id"
@@ -208,7 +221,7 @@ class Reader:
         return rows[0] if rows else None
 
     @staticmethod
-    def _file(r: tuple) -> FileInfo:
+    def _file(r: Row) -> FileInfo:
         return FileInfo(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], r[7], r[8], r[9], r[10])
 
     # symbols ---------------------------------------------------------------
@@ -238,7 +251,7 @@ class Reader:
         return out
 
     @staticmethod
-    def _symbol(r: tuple) -> SymbolInfo:
+    def _symbol(r: Row) -> SymbolInfo:
         kind = DECL_KINDS[r[2]] if r[2] is not None else None
         return SymbolInfo(r[0], r[1], kind, r[3], r[4], r[5], r[6], bool(r[7]))
 
@@ -309,7 +322,7 @@ class Reader:
         return [self._decl(r) for r in self._rows(sql, q.params)]
 
     @staticmethod
-    def _decl(r: tuple) -> DeclRow:
+    def _decl(r: Row) -> DeclRow:
         return DeclRow(
             symbol_id=r[0], key=r[1], kind=DECL_KINDS[r[2]], name=r[3], display=r[4],
             dotted=r[5], scip=r[6], path=r[7], module=r[8], scope=r[9],
@@ -351,7 +364,7 @@ class Reader:
                       " AND (:l, :c) <= (r.line + r.dline, r.end_col)") + _REF_ORDER,
             params)]
 
-        def rank(hit: DeclRow | RefRow) -> tuple:
+        def rank(hit: DeclRow | RefRow) -> tuple[bool, int]:
             span = hit.name_span if isinstance(hit, DeclRow) else hit.span
             at_end = (span.end_line, span.end_char) == (line, char)
             kind = REF_KIND_CODES[hit.kind] if isinstance(hit, RefRow) else -1
@@ -363,7 +376,7 @@ class Reader:
 
     def references(self, symbol: SymbolArg, *, kinds: Iterable[str] | None = None,
                    module: str | None = None, scope: str | None = None,
-                   after: tuple | None = None, limit: int | None = None) -> list[RefRow]:
+                   after: Sequence[object] | None = None, limit: int | None = None) -> list[RefRow]:
         """References to the symbol(s), ordered by (path, line, char, kind).
 
         Keyset pagination: pass the last row's `sort_key` as `after` for the
@@ -388,15 +401,15 @@ class Reader:
         q.equal("f.scope", scope)
         join = "" if module is None and scope is None else \
             " CROSS JOIN file_versions f ON f.id = r.file_version_id"
-        return self._rows(
+        return int(self._rows(
             "SELECT count(*) FROM refs r CROSS JOIN manifest m"
             " ON m.generation_id = :g AND m.file_version_id = r.file_version_id"
             f"{join} WHERE {q.sql()}",
             q.params,
-        )[0][0]
+        )[0][0])
 
     def calls_from(self, symbol: SymbolArg, *, module: str | None = None,
-                   scope: str | None = None, after: tuple | None = None,
+                   scope: str | None = None, after: Sequence[object] | None = None,
                    limit: int | None = None) -> list[RefRow]:
         """Outgoing calls: references of kind invocation, construction or
         method_reference whose container is the symbol(s); ordered and paged
@@ -407,7 +420,7 @@ class Reader:
         return self._ref_page(q, module, scope, after, limit)
 
     def _ref_page(self, q: _Query, module: str | None, scope: str | None,
-                  after: tuple | None, limit: int | None) -> list[RefRow]:
+                  after: Sequence[object] | None, limit: int | None) -> list[RefRow]:
         q.equal("f.module", module)
         q.equal("f.scope", scope)
         if after is not None:
@@ -422,7 +435,7 @@ class Reader:
         return [self._ref(r) for r in self._rows(sql, q.params)]
 
     @staticmethod
-    def _ref(r: tuple) -> RefRow:
+    def _ref(r: Row) -> RefRow:
         return RefRow(
             path=r[0], module=r[1], scope=r[2], span=_span(r[3], r[4], r[5], r[6]),
             kind=REF_KINDS[r[7]], flags=r[8], target_id=r[9], target_key=r[10],
@@ -534,9 +547,11 @@ class Reader:
                        kinds: Iterable[str] | None = None, errors_only: bool = False) -> int:
         """How many problems `problems` would return without a limit."""
         source, q = self._problem_query(path, module, scope, names, kinds, errors_only)
-        return self._rows(f"SELECT count(*) FROM {source} WHERE {q.sql()}", q.params)[0][0]
+        return int(self._rows(f"SELECT count(*) FROM {source} WHERE {q.sql()}", q.params)[0][0])
 
-    def _problem_query(self, path, module, scope, names, kinds, errors_only):
+    def _problem_query(self, path: str | None, module: str | None, scope: str | None,
+                       names: Iterable[str] | None, kinds: Iterable[str] | None,
+                       errors_only: bool) -> tuple[str, _Query]:
         q = self._query()
         codes = _codes(kinds, PROBLEM_KIND_CODES, "problem")
         if names is not None:

@@ -7,6 +7,9 @@ from typing import Any
 
 from pybridge.facts import Span
 
+# A result row as sqlite3 returns it: the column types are SQLite's, known only per query.
+Row = tuple[Any, ...]
+
 
 @dataclass(frozen=True, slots=True)
 class GenerationInfo:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from pybridge.errors import StoreError
@@ -28,8 +30,13 @@ from . import faults, gc
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
 from .schema import (
-    BLOCK_REASON_CODES, DECL_KIND_CODES, PROBLEM_KIND_CODES, PUBLISHED, REF_KIND_CODES,
-    RELATION_KIND_CODES, STAGING,
+    BLOCK_REASON_CODES,
+    DECL_KIND_CODES,
+    PROBLEM_KIND_CODES,
+    PUBLISHED,
+    REF_KIND_CODES,
+    RELATION_KIND_CODES,
+    STAGING,
 )
 
 if TYPE_CHECKING:
@@ -96,7 +103,7 @@ class _Seed:
 class Staging:
     """An unpublished generation being written. Use as a context manager."""
 
-    def __init__(self, *, conn: sqlite3.Connection, path, lock: WriterLock, keep: int,
+    def __init__(self, *, conn: sqlite3.Connection, path: Path, lock: WriterLock, keep: int,
                  generation_id: int, meta: dict[str, Any], batch_rows: int) -> None:
         self._conn = conn
         self._path = path
@@ -118,7 +125,8 @@ class Staging:
     def __enter__(self) -> Staging:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self._state in ("open", "failed"):
             if exc_type is None:
                 self.discard()
@@ -270,8 +278,8 @@ class Staging:
                     names = ("files", "declarations", "references", "relations", "problems",
                              "binding_complete_files")
                     meta["counts"] = {**(meta.get("counts") or {}),
-                                      **{n: int(v) for n, v in zip(names, counts)}}
-                    number = conn.execute("SELECT last_number FROM current").fetchone()[0] + 1
+                                      **{n: int(v) for n, v in zip(names, counts, strict=True)}}
+                    number: int = conn.execute("SELECT last_number FROM current").fetchone()[0] + 1
                     changed = conn.execute(
                         "UPDATE generations SET state = ?, number = ?, published_at = ?, meta = ?"
                         " WHERE id = ? AND state = ?",
@@ -361,7 +369,7 @@ class Staging:
                        size: int, facts: FileFacts, canon: CanonicalFacts) -> int:
         conn = self._conn
         sym = self._intern_file(facts, canon)
-        fv = conn.execute(
+        fv: int = conn.execute(
             """
             INSERT INTO file_versions (digest, path, module, scope, content_sha256, size,
                 binding_complete, failure, n_declarations, n_references, n_relations, n_problems,
@@ -424,7 +432,7 @@ class Staging:
                          [(name, fv) for name in sorted(summary.names)])
         self._pending_rows += len(summary.names)
 
-    def _intern_file(self, facts: FileFacts, canon: CanonicalFacts):
+    def _intern_file(self, facts: FileFacts, canon: CanonicalFacts) -> Callable[[str], int | None]:
         """Make sure every key the file mentions has a symbol row; returns key -> id."""
         seeds: dict[str, _Seed] = {}
 
@@ -481,8 +489,8 @@ class Staging:
             # We hold the writer lock: nobody else adds symbols, so ids can be assigned here
             # and written with one executemany instead of one INSERT ... RETURNING per symbol.
             self._next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM symbols").fetchone()[0]
-        inserts: list[tuple] = []
-        updates: list[tuple] = []
+        inserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
         for key, s in seeds.items():
             known = cache.get(key)
             if known is None:

@@ -17,9 +17,13 @@ import json
 import os
 import sys
 import time
+from types import ModuleType
+from typing import IO, Any
+
+# Java classes and objects reach Python as JPype proxies, which have no static types: `Any` below.
 
 
-def _redirect_stdout() -> tuple:
+def _redirect_stdout() -> tuple[IO[bytes], IO[bytes]]:
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -34,8 +38,8 @@ def main() -> int:
     config = json.loads(os.environ.get("PYBRIDGE_WORKER_CONFIG", "{}"))
 
     import jpype  # the one import of jpype in pybridge
-    import jpype.imports  # noqa: F401
     import jpype.config
+    import jpype.imports  # enables Python imports of Java packages
 
     jpype.config.destroy_jvm = False
     t0 = time.perf_counter()
@@ -60,8 +64,8 @@ def main() -> int:
     class Progress:
         calls = 0
 
-        @jpype.JOverride
-        def filesDone(self, done, total):
+        @jpype.JOverride  # type: ignore[untyped-decorator]  # jpype ships no types
+        def filesDone(self, done: Any, total: Any) -> None:
             Progress.calls += 1
             protocol.send(proto_out, ("progress", int(done), int(total)))
 
@@ -102,7 +106,7 @@ def main() -> int:
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
 
 
-def _warmup(Indexer, JArray, JString) -> None:
+def _warmup(Indexer: Any, JArray: Any, JString: Any) -> None:
     """Index a small bundled source: loads and compiles JDT's hot paths before the real request."""
     from pathlib import Path
 
@@ -114,7 +118,7 @@ def _warmup(Indexer, JArray, JString) -> None:
         pass
 
 
-def _payload(batch) -> dict:
+def _payload(batch: Any) -> dict[str, Any]:
     return {
         "strings": str(batch.strings),
         "files": memoryview(batch.files).tobytes(),
@@ -128,7 +132,7 @@ def _payload(batch) -> dict:
     }
 
 
-def _stream(stream, proto_out, protocol, Progress) -> None:
+def _stream(stream: Any, proto_out: IO[bytes], protocol: ModuleType, Progress: Any) -> None:
     """Send each chunk of a Java `BatchStream` as it is ready (the parent stores it meanwhile)."""
     calls, elapsed = 1, 0
     while True:

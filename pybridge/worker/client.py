@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import IO, Any, BinaryIO, Callable, Sequence
 
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
@@ -81,7 +81,7 @@ class IndexRequest:
     encoding: str = "UTF-8"
     javadoc: bool = True
 
-    def as_message(self) -> dict:
+    def as_message(self) -> dict[str, Any]:
         return {
             "files": [str(f) for f in self.files],
             "sourcepath": [str(p) for p in self.sourcepath],
@@ -112,9 +112,9 @@ class Worker:
         self.extra_jvm_args = list(jvm_args or [])
         self.jvm_path = jvm_path or os.environ.get("PYBRIDGE_JVM_PATH")
         self.start_timeout = start_timeout
-        self._proc: subprocess.Popen | None = None
-        self._log = None
-        self.info: dict = {}
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: BinaryIO | None = None
+        self.info: dict[str, Any] = {}
 
     # ------------------------------------------------------------ process
 
@@ -200,12 +200,18 @@ class Worker:
             raise self._died("start")
         self.info = {**message[1], "agents": list(agents)}
 
+    def _stdin(self) -> IO[bytes]:
+        """The running child's stdin (`start` came first: it started the child or raised)."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None, "no worker child is running"
+        return proc.stdin
+
     def warmup(self) -> None:
         """Index a small bundled source (about a second), so that the first real request
         finds JDT loaded and partly compiled. Sync runs it while Maven resolves classpaths."""
         self.start()
         try:
-            protocol.send(self._proc.stdin, ("warmup",))
+            protocol.send(self._stdin(), ("warmup",))
         except OSError:
             raise self._died("warm-up") from None
         message = self._receive(self.start_timeout, during="warm-up")
@@ -219,11 +225,13 @@ class Worker:
             return
         try:
             if proc.poll() is None:
+                stdin = proc.stdin
+                assert stdin is not None, "the child is started with stdin=PIPE"
                 try:
-                    protocol.send(proc.stdin, ("exit",))
+                    protocol.send(stdin, ("exit",))
                 except OSError:
                     pass
-                proc.stdin.close()
+                stdin.close()
                 try:
                     proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:
@@ -232,9 +240,11 @@ class Worker:
         finally:
             self._release(proc)
 
-    def _release(self, proc: subprocess.Popen) -> None:
+    def _release(self, proc: subprocess.Popen[bytes]) -> None:
         """Close the pipes to a child that is gone, and its log."""
         for stream in (proc.stdin, proc.stdout):
+            if stream is None:
+                continue
             try:
                 stream.close()
             except OSError:
@@ -269,11 +279,11 @@ class Worker:
         """
         t0 = time.perf_counter()
         self.start()
-        message = request.as_message()
+        ask = request.as_message()
         if on_files is not None:
-            message["chunk_files"] = max(int(chunk_files), 1)
+            ask["chunk_files"] = max(int(chunk_files), 1)
         try:
-            protocol.send(self._proc.stdin, ("index", message))
+            protocol.send(self._stdin(), ("index", ask))
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -289,6 +299,7 @@ class Worker:
             if message[0] == "error":
                 raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
             if message[0] == "chunk":
+                assert on_files is not None, "the child streams chunks only when on_files asked for them"
                 try:
                     on_files(decode(message[1]))
                 except BaseException:
@@ -304,8 +315,10 @@ class Worker:
                                    time.perf_counter() - t0)
             raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
 
-    def _receive(self, timeout: float | None, during: str):
+    def _receive(self, timeout: float | None, during: str) -> Any | None:
+        """The child's next message (a tuple), or None when it is gone."""
         proc = self._proc
+        assert proc is not None and proc.stdout is not None, "no worker child is running"
         if timeout is None:
             return protocol.receive(proc.stdout)
         timer = threading.Timer(timeout, self._timeout_kill, args=(proc,))
@@ -323,8 +336,8 @@ class Worker:
         return message
 
     @staticmethod
-    def _timeout_kill(proc: subprocess.Popen) -> None:
-        proc._pybridge_timed_out = True  # type: ignore[attr-defined]
+    def _timeout_kill(proc: subprocess.Popen[bytes]) -> None:
+        proc._pybridge_timed_out = True  # type: ignore[attr-defined]  # our mark on this child; _receive reads it
         if proc.poll() is None:
             proc.kill()
 

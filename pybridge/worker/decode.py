@@ -8,6 +8,7 @@ one `str.split` for the strings.
 from __future__ import annotations
 
 from array import array
+from typing import Any
 
 from pybridge.facts import (
     BLOCK_REASONS,
@@ -27,13 +28,13 @@ from pybridge.facts import (
 FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 7
 
 
-def _ints(data: bytes) -> array:
+def _ints(data: bytes) -> array[int]:
     a = array("i")
     a.frombytes(data)
     return a
 
 
-def decode(payload: dict) -> list[FileFacts]:
+def decode(payload: dict[str, Any]) -> list[FileFacts]:
     strings = payload["strings"].split("\0") if payload["strings"] else []
 
     def s(i: int) -> str:

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import pickle
 import struct
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 _HEADER = struct.Struct(">I")
 
 
-def send(stream: BinaryIO, message: Any) -> None:
+def send(stream: IO[bytes], message: Any) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)))
     stream.write(data)
     stream.flush()
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes | None:
+def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
     chunks = []
     while n:
         chunk = stream.read(n)
@@ -34,7 +34,7 @@ def _read_exact(stream: BinaryIO, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def receive(stream: BinaryIO) -> Any | None:
+def receive(stream: IO[bytes]) -> Any | None:
     """The next message, or None at end of stream (the other side is gone)."""
     header = _read_exact(stream, _HEADER.size)
     if header is None:

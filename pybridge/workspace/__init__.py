@@ -13,8 +13,18 @@ Public entry points:
 
 from .classpath import resolve_classpaths, sourcepath
 from .discovery import load_workspace
-from .model import (SCOPES, ClasspathResult, Dependency, Limitation, Module, ModuleCycleError, PomError, Scope,
-                    SiblingDep, Workspace)
+from .model import (
+    SCOPES,
+    ClasspathResult,
+    Dependency,
+    Limitation,
+    Module,
+    ModuleCycleError,
+    PomError,
+    Scope,
+    SiblingDep,
+    Workspace,
+)
 
 __all__ = [
     "SCOPES", "ClasspathResult", "Dependency", "Limitation", "Module", "ModuleCycleError", "PomError", "Scope",

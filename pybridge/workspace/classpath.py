@@ -53,9 +53,21 @@ from .cache import store as store_cache
 from .compiler import java_release
 from .discovery import WIDTH
 from .fallback import SCOPE_FILTER, fallback, flatten, local_jars
-from .maven import (BUILD_CLASSPATH, HELP_PLUGIN, MAIN_EXEC, TEST_EXEC, THROWAWAY_GROUP, EffectivePom, MavenRun,
-                    MavenRunner, dependency_xml, read_classpath_file, read_effective_poms, throwaway_pom,
-                    write_pom)
+from .maven import (
+    BUILD_CLASSPATH,
+    HELP_PLUGIN,
+    MAIN_EXEC,
+    TEST_EXEC,
+    THROWAWAY_GROUP,
+    EffectivePom,
+    MavenRun,
+    MavenRunner,
+    dependency_xml,
+    read_classpath_file,
+    read_effective_poms,
+    throwaway_pom,
+    write_pom,
+)
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
 from .nomaven import maven_needed
 from .pom import parse_xml

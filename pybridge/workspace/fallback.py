@@ -17,8 +17,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .discovery import mediate
-from .maven import (BUILD_CLASSPATH, MAIN_EXEC, TEST_EXEC, EffectivePom, MavenRunner, dependency_xml,
-                    read_classpath_file, throwaway_pom, write_pom)
+from .maven import (
+    BUILD_CLASSPATH,
+    MAIN_EXEC,
+    TEST_EXEC,
+    EffectivePom,
+    MavenRunner,
+    dependency_xml,
+    read_classpath_file,
+    throwaway_pom,
+    write_pom,
+)
 from .model import MAIN_DEP_SCOPES, Dependency, excluded
 from .pom import local_repository
 
