@@ -172,7 +172,8 @@ def main() -> None:
 
     report = {
         "answers": "sse" if args.sse else "json",
-        "clients": args.clients, "thinkSeconds": args.think, "seconds": round(elapsed, 1), "calls": len(latencies), "errors": len(errors),
+        "clients": args.clients, "thinkSeconds": args.think, "seconds": round(elapsed, 1),
+        "calls": len(latencies), "errors": len(errors),
         "callsPerSecond": round(len(latencies) / elapsed, 1),
         "p50ms": round(pct(latencies, 0.50) * 1000, 1), "p90ms": round(pct(latencies, 0.90) * 1000, 1),
         "p99ms": round(pct(latencies, 0.99) * 1000, 1), "maxms": round(max(latencies, default=0) * 1000, 1),
