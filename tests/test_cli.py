@@ -201,7 +201,38 @@ def test_mcp_and_cli_never_touch_sql_or_jpype_and_reach_the_engine_only_through_
             for imported in imports:
                 if imported.startswith(forbidden):
                     bad.append((layer, name, imported))
-                # `pybridge index` is the one debugging command that drives the worker directly.
-                if imported.startswith("pybridge.worker") and name != "commands_index.py":
+                # `pybridge index` is the one debugging command that drives the worker directly;
+                # `early` only starts one, before the query layer is imported (that is its point).
+                if imported.startswith("pybridge.worker") and name not in ("commands_index.py", "early.py"):
                     bad.append((layer, name, imported))
     assert bad == []
+
+
+def test_sync_starts_its_jvm_early_uses_it_for_an_edit_and_leaves_no_child_after_a_no_op(tmp_path, samples):
+    """`pybridge sync` starts the indexer JVM while the CLI is imported (pybridge.cli.early): an
+    incremental sync uses that worker; a sync that needs no JVM does not wait for its start."""
+    from pybridge.cli import early
+
+    early.start_if_syncing(["pybridge", "refs", "x"])
+    assert early.take() is None                       # only `sync` starts one
+    early.start_if_syncing(["pybridge", "sync", ".", "--heap", "1g"])
+    assert early.take() is None                       # another heap: the sync starts its own
+    early.start_if_syncing(["pybridge", "sync", "."])
+    worker = early.take()
+    worker.start()                                    # waits for the early start, does not repeat it
+    pid = worker.pid
+    assert pid is not None
+    early.release(worker)
+    assert worker.pid is None
+
+    root = tmp_path / "reactor"
+    shutil.copytree(samples / "reactor", root)
+    state = tmp_path / "states" / "reactor"
+    first = run("sync", str(root), "--json", cwd=root, state=state)
+    assert first.returncode == 0 and json.loads(first.stdout)["published"] is True, first.stderr
+    names = root / "core/src/main/java/com/acme/core/Names.java"
+    names.write_text(names.read_text(encoding="utf-8") + "// an edit\n", encoding="utf-8")
+    edit = json.loads(run("sync", str(root), "--json", cwd=root, state=state).stdout)
+    assert edit["published"] is True and edit["reindexedFiles"] == 1 and edit["incremental"] is True
+    noop = run("sync", str(root), "--json", cwd=root, state=state)
+    assert noop.returncode == 0 and json.loads(noop.stdout)["unchanged"] is True

@@ -18,6 +18,12 @@ def main() -> None:
     pass
 
 
+import sys  # noqa: E402 - the early start below belongs beside the imports it overlaps
+
+from pybridge.cli import early  # noqa: E402 - see the comment below
+
+early.start_if_syncing(sys.argv)    # `pybridge sync`: the JVM starts while the commands are imported
+
 from pybridge.cli import (  # noqa: E402, F401 - importing them registers their commands on main
     commands_index,
     commands_structure,

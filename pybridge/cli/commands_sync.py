@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from pybridge.cli import main
+from pybridge.cli import early, main
 from pybridge.cli.options import state_dir_option
 
 
@@ -35,8 +35,9 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     err = Console(stderr=True)
     show_bar = err.is_terminal and not as_json
     root = str(path.resolve())
+    worker = early.take()     # started while the CLI was imported (None: the sync starts its own)
     facade = Facade([root], {root: state_dir} if state_dir else None, allow_online=not offline, heap=heap,
-                    wait=not no_wait)
+                    wait=not no_wait, worker=worker)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not show_bar) as bar:
         task = bar.add_task("starting", total=None)
@@ -52,6 +53,7 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
             result, is_error = facade.call("sync", {}, on_progress)
         finally:
             facade.close()
+            early.release(worker)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         sys.exit(1 if is_error else 0)

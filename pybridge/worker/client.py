@@ -101,7 +101,9 @@ class IndexResult:
 
 
 class Worker:
-    """A handle on one worker child; restarts it after it dies. Not thread-safe."""
+    """A handle on one worker child; restarts it after it dies. Not thread-safe, except `start`:
+    a start already under way on another thread (the CLI's early start) is waited for, not
+    repeated."""
 
     def __init__(self, heap: str = DEFAULT_HEAP, jvm_args: list[str] | None = None,
                  jvm_path: str | None = None, start_timeout: float = 120.0,
@@ -115,6 +117,7 @@ class Worker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: BinaryIO | None = None
         self.info: dict[str, Any] = {}
+        self._starting = threading.Lock()
 
     # ------------------------------------------------------------ process
 
@@ -164,6 +167,10 @@ class Worker:
         return () if self.agent_error else self.agents
 
     def start(self) -> None:
+        with self._starting:
+            self._start_once()
+
+    def _start_once(self) -> None:
         if self.pid is not None:
             return
         if self.agents and not self.agent_error:
