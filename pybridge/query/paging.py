@@ -128,3 +128,13 @@ def cursor_position(v: View, tool: str, args: dict[str, Any], token: str) -> Any
                          f"{v.ws.slug} is now at generation {v.gen.number}; repeat the query without "
                          f"a cursor (and rediscover keys) to page the current generation.")
     return parsed.position
+
+
+def cursor_offset(v: View, tool: str, args: dict[str, Any], token: str | None) -> int:
+    """The list offset a cursor of an offset-paged tool carries (0 without a cursor)."""
+    if token is None:
+        return 0
+    start = cursor_position(v, tool, args, token)
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query without a cursor.")
+    return start

@@ -40,7 +40,7 @@ from pybridge.store.structure import external_symbols
 from .coverage import coverage
 from .errors import QueryError
 from .models import FindReferencesArgs, FindSymbolArgs, SymbolAtArgs
-from .paging import check_generation, cursor_position, new_cursor, open_key
+from .paging import check_generation, cursor_offset, cursor_position, new_cursor, open_key
 from .registry import Call, tool
 from .resolve import lookup
 from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
@@ -66,12 +66,7 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
     with viewing(ws) as v:
         module = v.module_arg(a.module)
         args = a.model_dump(exclude={"cursor"})
-        start = 0
-        if a.cursor is not None:
-            start = cursor_position(v, "find_symbol", args, a.cursor)
-            if not isinstance(start, int) or isinstance(start, bool) or start < 0:
-                raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query without "
-                                 "a cursor.")
+        start = cursor_offset(v, "find_symbol", args, a.cursor)
         seen: set[int] = set()
         found: list[DeclRow] = []
         for d in lookup(v, a.query):

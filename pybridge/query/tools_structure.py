@@ -46,7 +46,7 @@ from pybridge.store import structure as sq
 
 from .coverage import coverage
 from .errors import QueryError, invalid
-from .paging import check_generation, cursor_position, new_cursor, open_key
+from .paging import check_generation, cursor_offset, new_cursor, open_key
 from .registry import Call, tool
 from .results import Position, Range
 from .source import workspace_path
@@ -657,12 +657,7 @@ def diagnostics(call: Call, a: DiagnosticsArgs) -> DiagnosticsResult:
         module = v.module_arg(a.module)
         rel = workspace_path(ws.spellings, a.path) if a.path is not None else None
         args = a.model_dump(exclude={"cursor"})
-        start = 0
-        if a.cursor is not None:
-            start = cursor_position(v, "diagnostics", args, a.cursor)
-            if not isinstance(start, int) or isinstance(start, bool) or start < 0:
-                raise QueryError("invalid_cursor", "This cursor is garbled; repeat the query without "
-                                 "a cursor.")
+        start = cursor_offset(v, "diagnostics", args, a.cursor)
         if rel is not None:
             one = reader.file(rel)
             if one is None:
