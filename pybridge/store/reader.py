@@ -600,31 +600,28 @@ class Reader:
                 out[fv] = json.loads(text)
         return out
 
+    def _paths(self, select: str, column: str, values: Iterable[str]) -> set[str]:
+        """The paths `select` (a SELECT DISTINCT f.path ... up to its WHERE) finds for any of
+        `values` in `column`, 500 values per query."""
+        ordered = sorted(set(values))
+        out: set[str] = set()
+        for i in range(0, len(ordered), 500):
+            q = self._query()
+            q.within(column, ordered[i:i + 500])
+            out.update(r[0] for r in self._rows(f"{select} WHERE {q.sql()}", q.params))
+        return out
+
     def paths_mentioning(self, names: Iterable[str]) -> set[str]:
         """Paths of the generation's files whose text holds one of the identifiers `names`."""
-        names = sorted(set(names))
-        out: set[str] = set()
-        for i in range(0, len(names), 500):
-            q = self._query()
-            q.within("n.name", names[i:i + 500])
-            out.update(r[0] for r in self._rows(
-                "SELECT DISTINCT f.path FROM file_names n CROSS JOIN manifest m"
-                " ON m.generation_id = :g AND m.file_version_id = n.file_version_id"
-                f" CROSS JOIN file_versions f ON f.id = n.file_version_id WHERE {q.sql()}",
-                q.params))
-        return out
+        return self._paths(
+            "SELECT DISTINCT f.path FROM file_names n CROSS JOIN manifest m"
+            " ON m.generation_id = :g AND m.file_version_id = n.file_version_id"
+            " CROSS JOIN file_versions f ON f.id = n.file_version_id", "n.name", names)
 
     def paths_referencing(self, binding_keys: Iterable[str]) -> set[str]:
         """Paths of the generation's files holding a reference to one of the binding keys."""
-        keys = sorted(set(binding_keys))
-        out: set[str] = set()
-        for i in range(0, len(keys), 500):
-            q = self._query()
-            q.within("s.binding_key", keys[i:i + 500])
-            out.update(r[0] for r in self._rows(
-                "SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
-                + _IN_GENERATION.format(t="r") + f" WHERE {q.sql()}", q.params))
-        return out
+        return self._paths("SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
+                           + _IN_GENERATION.format(t="r"), "s.binding_key", binding_keys)
 
     def supertype_edges(self) -> list[tuple[str, str, str]]:
         """Every extends/implements relation of the generation: (path, subtype key, supertype key)."""
@@ -657,15 +654,8 @@ class Reader:
     def paths_relating_to(self, binding_keys: Iterable[str]) -> set[str]:
         """Paths of the generation's files holding a relation (extends, implements, overrides)
         to one of the binding keys."""
-        keys = sorted(set(binding_keys))
-        out: set[str] = set()
-        for i in range(0, len(keys), 500):
-            q = self._query()
-            q.within("s.binding_key", keys[i:i + 500])
-            out.update(r[0] for r in self._rows(
-                "SELECT DISTINCT f.path FROM symbols s CROSS JOIN relations x ON x.to_id = s.id"
-                + _IN_GENERATION.format(t="x") + f" WHERE {q.sql()}", q.params))
-        return out
+        return self._paths("SELECT DISTINCT f.path FROM symbols s CROSS JOIN relations x ON x.to_id = s.id"
+                           + _IN_GENERATION.format(t="x"), "s.binding_key", binding_keys)
 
     def paths_with_problems_named(self, names: Iterable[str]) -> set[str]:
         """Paths of the generation's files with a compiler problem naming one of `names`."""
