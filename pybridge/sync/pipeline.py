@@ -356,11 +356,9 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
         staged.reused += len(kept)
     for job in inputs.jobs:
         # Files too large to index: staged without facts, each a named limitation (see `snapshot`).
-        counts = {"files": 0, "problems": 0}
-        staged.reused += stage_oversized(staging, inputs.snap, job[0], job[1], counts)
-        for rel, (m, s, _size) in inputs.snap.oversized.items():
-            if (m, s) == job:
-                staged.per_file[rel] = (job, False, 0, 1)
+        for rel, facts, was_reused in stage_oversized(staging, inputs.snap, job[0], job[1]):
+            staged.reused += was_reused
+            staged.per_file[rel] = (job, False, 0, len(facts.problems))
     return staged
 
 
