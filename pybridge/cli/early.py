@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-_pending: tuple[Any, threading.Thread, list[BaseException]] | None = None
+_pending: tuple[Any, threading.Thread] | None = None
 
 
 def start_if_syncing(argv: Sequence[str]) -> None:
@@ -28,27 +28,22 @@ def start_if_syncing(argv: Sequence[str]) -> None:
     from pybridge.worker import Worker
 
     worker = Worker()
-    failed: list[BaseException] = []
 
     def run() -> None:
         try:
             worker.start()
-        except BaseException as exc:  # noqa: BLE001 - the sync starts its own worker and reports the cause
-            failed.append(exc)
+        except BaseException:  # noqa: BLE001 - the sync's own start of this worker tries again and reports why
+            pass
 
     thread = threading.Thread(target=run, name="pybridge-early-worker", daemon=True)
     thread.start()
-    _pending = (worker, thread, failed)
+    _pending = (worker, thread)
 
 
 def take() -> Any:
     """The worker being started early (its `start` waits for that start rather than repeating
     it), or None when none was started."""
-    global _pending
-    if _pending is None:
-        return None
-    worker = _pending[0]
-    return worker
+    return _pending[0] if _pending is not None else None
 
 
 def release(worker: Any) -> None:
@@ -57,7 +52,7 @@ def release(worker: Any) -> None:
     global _pending
     if _pending is None or worker is None:
         return
-    _w, thread, _failed = _pending
+    thread = _pending[1]
     _pending = None
     if not thread.is_alive():
         worker.close()
