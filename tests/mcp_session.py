@@ -4,6 +4,7 @@ usable from synchronous tests through an anyio blocking portal."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -53,3 +54,24 @@ def serve(repos: list[Path], state_home: Path, extra_env: dict | None = None):
     with start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(_session(params)) as session:
             yield Client(portal, session)
+
+
+def checked_call(client, name: str, args, schemas: dict | None = None) -> tuple[dict, bool, str]:
+    """Call a tool and check what every answer must be: structured content that the text repeats
+    (an error's text: a readable summary, then the same object as JSON on the last line), valid
+    against the tool's output schema when `schemas` is given (error objects too, as TypeScript SDK
+    hosts check). Returns (payload, is_error, text)."""
+    result = client.call(name, args)
+    payload = result.structured_content
+    assert isinstance(payload, dict)
+    text = result.content[0].text
+    if result.is_error:
+        assert text.startswith(f"Error ({payload['code']}): {payload['error']}")
+        assert json.loads(text.splitlines()[-1]) == payload
+    else:
+        assert json.loads(text) == payload
+    if schemas is not None:
+        import jsonschema
+
+        jsonschema.validate(payload, schemas[name])
+    return payload, result.is_error, text

@@ -10,7 +10,6 @@ after it, as long as its declaration lives.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -22,7 +21,7 @@ import pytest
 from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
-from tests.mcp_session import serve
+from tests.mcp_session import checked_call, serve
 
 WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
 NAMES = "core/src/main/java/com/acme/core/Names.java"
@@ -57,12 +56,8 @@ def reactor(template, tmp_path_factory):
 
 
 def call(client, name, args):
-    result = client.call(name, args)
-    payload = result.structured_content
-    text = result.content[0].text
-    # An error's text is a sentence for people, then its JSON on the last line.
-    assert json.loads(text.splitlines()[-1] if result.is_error else text) == payload
-    return payload, result.is_error
+    payload, is_error, _text = checked_call(client, name, args)
+    return payload, is_error
 
 
 def ok(client, name, args):

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pybridge.sync import default_state_dir, sync
-from tests.mcp_session import serve
+from tests.mcp_session import checked_call, serve
 from tests.test_query_paging import _write_project
 
 ENVELOPE = {"commit", "generated_at", "stale", "freshness", "checked_at"}
@@ -43,26 +43,10 @@ SCHEMAS: dict = {}
 
 
 def call(client, name, args):
-    result = client.call(name, args)
-    payload = result.structured_content
-    assert isinstance(payload, dict)
-    text = result.content[0].text
-    if result.is_error:   # a readable summary, then the same object as JSON on the last line
-        assert text.startswith(f"Error ({payload['code']}): {payload['error']}")
-        assert json.loads(text.splitlines()[-1]) == payload
-    else:
-        assert json.loads(text) == payload
-    _validates(client, name, payload)
-    return payload, result.is_error
-
-
-def _validates(client, name, payload):
-    """What TypeScript SDK hosts do, on errors too: structured content must match the output schema."""
-    import jsonschema
-
     if not SCHEMAS:
         SCHEMAS.update({t.name: t.output_schema for t in client.list_tools()})
-    jsonschema.validate(payload, SCHEMAS[name])
+    payload, is_error, _text = checked_call(client, name, args, SCHEMAS)
+    return payload, is_error
 
 
 def ok(client, name, args):

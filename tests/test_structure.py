@@ -6,15 +6,13 @@ the strictest MCP hosts do.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from pybridge.sync import default_state_dir, sync
-from tests.mcp_session import serve
+from tests.mcp_session import checked_call, serve
 
 STRUCTURE_TOOLS = ("type_hierarchy", "find_implementations", "call_graph", "outline", "diagnostics", "describe")
 
@@ -83,18 +81,10 @@ def served(tmp_path_factory, samples, worker):
 
 def call(served, name, args):
     client, _roots, schemas = served
-    result = client.call(name, args)
-    payload = result.structured_content
-    assert isinstance(payload, dict)
-    text = result.content[0].text
-    if result.is_error:   # a readable summary, then the same object as JSON on the last line
-        assert text.startswith(f"Error ({payload['code']}): {payload['error']}")
-        assert json.loads(text.splitlines()[-1]) == payload
-    else:
-        assert json.loads(text) == payload
+    payload, is_error, text = checked_call(client, name, args, schemas)
+    if not is_error:
         assert len(text.encode()) < 32 * 1024
-    jsonschema.validate(payload, schemas[name])     # error objects too, as TypeScript SDK hosts check
-    return payload, result.is_error
+    return payload, is_error
 
 
 def ok(served, name, args):
