@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.golden import build_names, render_file
+from tests.goldens import mismatched_goldens
 from tests.indexing import index_roots
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -36,15 +37,7 @@ def rendered(worker, samples):
 
 
 def test_every_sample_file_has_a_golden_that_matches_what_the_indexer_sees(rendered, update_goldens):
-    mismatched = []
-    for name, text in sorted(rendered.items()):
-        path = GOLDEN / (name + ".golden")
-        if update_goldens:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            continue
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            mismatched.append(name)
+    mismatched = mismatched_goldens(GOLDEN, rendered, update_goldens)
     assert not mismatched, f"goldens differ (run pytest --update-goldens and review the diff): {mismatched}"
 
 

@@ -15,6 +15,7 @@ from pybridge.worker import IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
 from pybridge.workspace.lombok import agent_hint, agents_for, lombok_jar
 
+from .goldens import mismatched_goldens
 from .test_query_support import SAMPLES, facade_for, key_of, ok, start
 
 GOLDEN = Path(__file__).parent / "golden" / "lombok"
@@ -118,16 +119,9 @@ def test_the_lombok_sample_goldens_match_what_the_indexer_sees_with_the_agent(tm
     result = lombok_worker.index(IndexRequest(files=files, sourcepath=[str(src)],
                                               classpath=[str(p) for p in cp.classpath]))
     names = build_names(result.files)
-    mismatched = []
-    for ff in result.files:
-        rel = Path(ff.path).resolve().relative_to(root.resolve())
-        text = render_file(Path(ff.path).read_text(encoding="utf-8"), ff, names)
-        golden = GOLDEN / (str(rel) + ".golden")
-        if update_goldens:
-            golden.parent.mkdir(parents=True, exist_ok=True)
-            golden.write_text(text, encoding="utf-8")
-        elif not golden.exists() or golden.read_text(encoding="utf-8") != text:
-            mismatched.append(str(rel))
+    rendered = {str(Path(ff.path).resolve().relative_to(root.resolve())):
+                render_file(Path(ff.path).read_text(encoding="utf-8"), ff, names) for ff in result.files}
+    mismatched = mismatched_goldens(GOLDEN, rendered, update_goldens)
     assert not mismatched, f"goldens differ (run pytest --update-goldens and review the diff): {mismatched}"
     assert {str(p.relative_to(GOLDEN))[:-len(".golden")] for p in GOLDEN.rglob("*.golden")} == {
         str(Path(f).resolve().relative_to(root.resolve())) for f in files}

@@ -15,6 +15,7 @@ import pytest
 from pybridge.golden_structure import render_hierarchy, render_outline
 from pybridge.query import Facade
 from pybridge.sync import sync
+from tests.goldens import mismatched_goldens
 
 GOLDEN = Path(__file__).parent / "golden-structure"
 SAMPLES = ("kitchen-sink", "reactor", "broken")
@@ -36,15 +37,7 @@ def rendered(tmp_path_factory, samples, worker):
 
 
 def test_every_sample_has_structure_goldens_that_match(rendered, update_goldens):
-    mismatched = []
-    for name, text in sorted(rendered.items()):
-        path = GOLDEN / (name + ".golden")
-        if update_goldens:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            continue
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            mismatched.append(name)
+    mismatched = mismatched_goldens(GOLDEN, rendered, update_goldens)
     assert not mismatched, f"goldens differ (run pytest --update-goldens and review the diff): {mismatched}"
 
 
