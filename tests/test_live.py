@@ -338,3 +338,24 @@ def test_the_query_layer_never_imports_the_live_index():
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             assert not any(n.startswith("pybridge.live") for n in names), path.name
+
+
+def test_an_exact_check_reuses_a_sweep_only_while_no_input_event_arrived(reactor):
+    """Under the live index a cached freshness check is reused with a proof (the inotify counter did not
+    move), and an edit made just before the next check is seen by it, with no sleep in between."""
+    from pybridge.query.freshness import Freshness
+
+    root, home = reactor
+    with _live(root, home) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        generation = _current(root, home)
+        fresh = Freshness(root)
+        fresh.live = live
+        first = fresh.check(generation)
+        assert not first.reused and first.epoch is not None and not first.changed
+        again = fresh.recheck(fresh.check(generation))
+        assert again.reused and again.proven and not again.changed
+        assert live.describe(root)["freshnessProof"] == "events"
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int now;")
+        after = fresh.recheck(fresh.check(generation))
+        assert not after.reused and after.changed == (NAMES,)

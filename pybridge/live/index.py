@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from pybridge.errors import PybridgeError, WorkerError
+from pybridge.live.barrier import Barrier
 from pybridge.live.config import LiveConfig
 from pybridge.live.watcher import Scope, Watcher
 from pybridge.live.worker import WarmWorker
@@ -121,6 +122,8 @@ class LiveIndex:
         self.watcher: Watcher | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._barriers: dict[Path, Barrier | None] = {}
+        self._barrier_lock = threading.Lock()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -151,6 +154,11 @@ class LiveIndex:
         if self._thread is not None:
             self._thread.join(timeout=120)
         self.worker.close()
+        with self._barrier_lock:
+            for barrier in self._barriers.values():
+                if barrier is not None:
+                    barrier.close()
+            self._barriers.clear()
 
     def __enter__(self) -> "LiveIndex":
         return self.start()
@@ -206,6 +214,26 @@ class LiveIndex:
         t = self.targets.get(Path(root))
         return t is not None and t.last_event is not None and t.last_event >= at
 
+    def epoch(self, root: Path, snapshot: Snapshot) -> int | None:
+        """The inotify event counter over the snapshot's inputs (`pybridge.live.barrier`), or None when
+        it proves nothing here: not watching, polling asked for, no inotify, or closed."""
+        if not self.watching or self.config.poll or self._closed:
+            return None
+        root = Path(root)
+        with self._barrier_lock:
+            if root not in self._barriers:
+                self._barriers[root] = Barrier.create() if root in self.targets else None
+            barrier = self._barriers[root]
+        if barrier is None:
+            return None
+        return barrier.epoch(str(root), snapshot.source_roots, snapshot.poms)
+
+    def _proof(self, root: Path) -> str:
+        """How exact queries know the files match: `events` (the inotify counter) or `stat` (a sweep)."""
+        with self._barrier_lock:
+            barrier = self._barriers.get(root)
+        return "events" if barrier is not None and barrier.proving else "stat"
+
     def describe(self, root: Path) -> dict[str, Any] | None:
         t = self.targets.get(Path(root))
         if t is None:
@@ -222,6 +250,7 @@ class LiveIndex:
             "lastCatchUp": t.last_sync,
             "lastCheck": t.last,
             "freshWaitSeconds": self.config.fresh_wait_s,
+            "freshnessProof": self._proof(Path(root)),
             "worker": self.worker.describe(),
         }
 

@@ -22,6 +22,12 @@ waits for the live index's catch-up (bounded) and runs it again; it says
 catch-up sync failed (`syncError`: the sync's error object). A cached check
 is not reused past an edit the live index saw. Without a hook (the CLI, or
 `serve --no-watch`) nothing changes.
+
+Under the live index a cached check is reused only with a proof: the hook's
+`epoch` (an inotify event counter, `pybridge.live.barrier`) taken before the
+sweep and unchanged since, which costs one non-blocking `read` instead of a
+`stat` per file. Where the hook has no proof (polling, not Linux, a symbolic
+link among the inputs) every exact query sweeps.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ class Check:
     failed: bool = False      # the check itself could not run: treated as stale
     source: "Freshness | None" = field(default=None, compare=False, repr=False)
     reused: bool = False      # served from the cache (not computed for this call)
+    epoch: int | None = None  # the live hook's event counter taken before the sweep (None: no proof)
+    proven: bool = False      # reused because that counter did not move: as good as a new sweep
 
 
 class CatchUp(Protocol):
@@ -91,6 +99,8 @@ class LiveHook(Protocol):
 
     def describe(self, root: Path) -> dict[str, Any] | None: ...
 
+    def epoch(self, root: Path, snapshot: Snapshot) -> int | None: ...
+
 
 class Freshness:
     """The cached stat check of one workspace."""
@@ -102,32 +112,48 @@ class Freshness:
         self._lock = threading.Lock()
         self._last: Check | None = None
         self._generation: GenerationInfo | None = None
+        self._snap: Snapshot | None = None
 
     def check(self, generation: GenerationInfo) -> Check:
         live = self.live
         with self._lock:
             last = self._last
-            if (last is not None and last.generation == generation.number
-                    and time.monotonic() - last.at < self.ttl
-                    and not (live is not None and live.changed_since(self.root, last.at))):
-                return replace(last, reused=True)
-            self._generation = generation
+            snap = self._snapshot(generation)
+            epoch = live.epoch(self.root, snap) if live is not None and snap is not None else None
+            if last is not None and last.generation == generation.number:
+                if epoch is not None and last.epoch == epoch:
+                    return replace(last, reused=True, proven=True)   # no input event since that sweep
+                if (epoch is None and time.monotonic() - last.at < self.ttl
+                        and not (live is not None and live.changed_since(self.root, last.at))):
+                    return replace(last, reused=True)
             failed = False
             at = time.monotonic()
             try:
-                changed = tuple(changes(Snapshot.from_json(self.root, generation.snapshot)))
+                if snap is None:
+                    raise ValueError("no snapshot")
+                changed = tuple(changes(snap))
             except Exception:  # noqa: BLE001 - a malformed snapshot or an unreadable tree: say stale
                 changed, failed = (), True
-            self._last = Check(generation.number, changed, now_iso(), at, failed, self)
+            self._last = Check(generation.number, changed, now_iso(), at, failed, self, epoch=epoch)
         if live is not None and (changed or failed):
             live.notice(self.root)
         return self._last
 
+    def _snapshot(self, generation: GenerationInfo) -> Snapshot | None:
+        """The generation's snapshot, parsed once per generation (None when it cannot be read)."""
+        if self._generation is None or self._generation.number != generation.number or self._snap is None:
+            self._generation = generation
+            try:
+                self._snap = Snapshot.from_json(self.root, generation.snapshot)
+            except Exception:  # noqa: BLE001 - a malformed snapshot: the check says stale
+                self._snap = None
+        return self._snap
+
     def recheck(self, check: Check) -> Check:
-        """`check` again by `stat` if it came from the cache: under a live index an exact tool never
-        trusts a cached "fresh" (an edit's event may still be on its way)."""
+        """`check` again by `stat` if it came from the cache without a proof: under a live index an
+        exact tool never trusts a cached "fresh" (an edit's event may still be on its way)."""
         generation = self._generation
-        if not check.reused or generation is None or generation.number != check.generation:
+        if not check.reused or check.proven or generation is None or generation.number != check.generation:
             return check
         self.invalidate()
         return self.check(generation)
