@@ -11,6 +11,7 @@ start_char, end_line, end_char).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -60,17 +61,26 @@ BLOCK_REASONS = (
 
 def utf16_len(text: str) -> int:
     """The length of `text` in UTF-16 code units (what LSP characters count)."""
+    if text.isascii():
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
 def codepoints(text: str, utf16: int) -> int:
     """How many code points of `text` make its first `utf16` UTF-16 code units."""
+    if utf16 <= 0:
+        return 0
+    if text.isascii() or not _ASTRAL.search(text, 0, utf16):
+        return min(utf16, len(text))        # no code point before there takes two units
     units = 0
     for i, ch in enumerate(text):
         if units >= utf16:
             return i
         units += 2 if ord(ch) > 0xFFFF else 1
     return len(text)
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
 
 
 class Span(NamedTuple):

@@ -6,8 +6,10 @@ error result whose structured content carries `error` and `code` (the SDK's
 own validation would answer malformed arguments with a bare text). The tool
 list (descriptions, schemas, read-only hints, which tools report progress)
 is derived from the query layer's registry (`pybridge.query.TOOLS`). Tools run
-in a worker thread (`facade.call` is synchronous); `sync` reports MCP
-progress notifications when the client asked for them. The server never
+on the event loop when they can answer without blocking (`facade.try_call`),
+otherwise in a worker thread (`facade.call`): a sync, or an exact tool that
+waits for the live index's catch-up; `sync` reports MCP progress
+notifications when the client asked for them. The server never
 touches SQL or JPype: it calls `pybridge.query.Facade` only.
 """
 
@@ -122,7 +124,13 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
                 except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
                     pass
         try:
-            result, is_error = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
+            # Most answers take a millisecond or two: they run here, on the event loop, with no thread
+            # hop (which cost more than the query, and under HTTP load let dozens of threads fight over
+            # the GIL). A sync, or an exact tool that must wait for the live index, runs in a thread.
+            answer = None if progress is not None else facade.try_call(name, arguments)
+            if answer is None:
+                answer = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
+            result, is_error = answer
         except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
             result, is_error = {"error": f"Internal error in {name}: {exc}. Please report it.",
                                 "code": "invalid_argument"}, True

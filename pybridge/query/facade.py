@@ -26,7 +26,7 @@ from pybridge.errors import PybridgeError
 
 from . import registry
 from .errors import QueryError, clean, invalid, show
-from .freshness import LiveHook, answer_fresh
+from .freshness import LiveHook, WouldWait, answer_fresh
 from .registry import Call, Tool
 from .workspace import Workspaces
 
@@ -79,8 +79,26 @@ class Facade:
 
     def call(self, tool: Any, args: Any, progress: Progress | None = None) -> tuple[dict[str, Any], bool]:
         """Run one tool: `(result, False)` or `(error object, True)`. Never raises."""
+        answer = self._answer(tool, args, progress, patient=True)
+        assert answer is not None
+        return answer
+
+    def try_call(self, tool: Any, args: Any) -> tuple[dict[str, Any], bool] | None:
+        """Run one tool if it can answer without blocking: as `call`, or None for a tool that reports
+        progress (`sync`) or an exact tool that would wait for the live index's catch-up. A server
+        runs this on its event loop (no thread hop for the millisecond answers) and hands the None
+        cases to a thread, which calls `call`."""
+        t = TOOLS.get(tool) if isinstance(tool, str) else None
+        if t is not None and t.progress:
+            return None
+        return self._answer(tool, args, None, patient=False)
+
+    def _answer(self, tool: Any, args: Any, progress: Progress | None,
+                patient: bool) -> tuple[dict[str, Any], bool] | None:
         try:
-            return self._call(tool, args, progress), False
+            return self._call(tool, args, progress, patient), False
+        except WouldWait:
+            return None
         except QueryError as exc:
             return exc.to_json(), True
         except PybridgeError as exc:      # a store failure while reading, and the like
@@ -95,7 +113,7 @@ class Facade:
                                    f"This is a bug; check the arguments, retry, and report it.",
                           "code": "invalid_argument", "internal": True}), True
 
-    def _call(self, tool: Any, args: Any, progress: Progress | None) -> dict[str, Any]:
+    def _call(self, tool: Any, args: Any, progress: Progress | None, patient: bool = True) -> dict[str, Any]:
         if self._closed:
             raise invalid("This query facade is closed; create a new one.")
         t = TOOLS.get(tool) if isinstance(tool, str) else None
@@ -115,7 +133,7 @@ class Facade:
                     heap=self.heap, worker=self.worker, wait=self.wait)
         if t.name == "sync":
             return t.handler(call, parsed).to_json()
-        return answer_fresh(lambda: t.handler(call, parsed).to_json())
+        return answer_fresh(lambda: t.handler(call, parsed).to_json(), patient=patient)
 
     def attach_live(self, live: LiveHook, worker: Any = None) -> None:
         """Let a live index (`pybridge.live`) keep the served workspaces fresh: exact tools wait for

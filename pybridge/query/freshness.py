@@ -204,10 +204,15 @@ class StaleSnapshot(QueryError):
         self.freshness = freshness
 
 
-def answer_fresh(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+class WouldWait(Exception):
+    """An impatient `answer_fresh` would have waited for the live index (see `Facade.try_call`)."""
+
+
+def answer_fresh(run: Callable[[], dict[str, Any]], patient: bool = True) -> dict[str, Any]:
     """Run a tool. When it is an exact tool that found its workspace changed, and a live index
     watches that workspace, wait for the catch-up (within the live index's bound, however many
-    catch-ups that takes) and run the tool again on the new generation."""
+    catch-ups that takes) and run the tool again on the new generation; when not `patient`, raise
+    WouldWait instead of waiting."""
     deadline: float | None = None
     while True:
         try:
@@ -217,6 +222,8 @@ def answer_fresh(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
             live = fresh.live if fresh is not None else None
             if fresh is None or live is None:
                 raise
+            if not patient:
+                raise WouldWait() from exc
             now = time.monotonic()
             if deadline is None:
                 deadline = now + live.bound()

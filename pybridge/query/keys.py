@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import json
@@ -70,6 +71,7 @@ def load_secret(state: Path) -> bytes:
     return _state_secret(state)
 
 
+@functools.lru_cache(maxsize=64)
 def workspace_tag(secret: bytes) -> bytes:
     return hmac.new(secret, b"pybridge workspace tag", hashlib.sha256).digest()[:TAG_LEN]
 

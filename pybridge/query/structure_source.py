@@ -70,12 +70,15 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
+_QUALIFIED = re.compile(r"[\w$.]+")
+
+
 def _annotation_end(text: str, i: int) -> int:
     """`text[i]` is `@`: the index after the annotation (name and any arguments)."""
     j = i + 1
     while j < len(text) and (text[j].isspace()):
         j += 1
-    m = re.compile(r"[\w$.]+").match(text, j)
+    m = _QUALIFIED.match(text, j)
     j = m.end() if m else j
     k = j
     while k < len(text) and text[k].isspace():
@@ -98,16 +101,35 @@ def _annotation_end(text: str, i: int) -> int:
     return j
 
 
+_SPECIAL = re.compile(r"""[/"'@{};=,(\[<)\]>]""")
+_OPEN_SPACE = re.compile(r"([(\[<])\s+")
+_SPACE_CLOSE = re.compile(r"\s+([,)\]>])")
+_FIELD_LIKE = ("FIELD", "ENUM_CONSTANT", "LOCAL")
+
+
 def header(text: str, kind: str, name_offset: int | None) -> Header:
     """Read a declaration's full text. `name_offset`: where its name starts in `text`
-    (the header of a method runs past it to the body; a field's stops at `=`)."""
+    (the header of a method runs past it to the body; a field's stops at `=`).
+
+    The scanner jumps from one character that can matter (a comment or literal start, `@`, a
+    bracket, `{ ; = ,`) to the next; the text between is copied as it is."""
     javadoc = None
     annotations: list[str] = []
     out: list[str] = []
     depth = 0
     i = 0
     n = len(text)
+    field_like = kind in _FIELD_LIKE
+    search = _SPECIAL.search
     while i < n:
+        m = search(text, i)
+        if m is None:
+            out.append(text[i:])
+            break
+        k = m.start()
+        if k > i:
+            out.append(text[i:k])
+            i = k
         ch = text[i]
         if ch in "/\"'":            # a comment or a literal may start here
             if text.startswith("/**", i) and not text.startswith("/**/", i) and javadoc is None and not out:
@@ -129,9 +151,7 @@ def header(text: str, kind: str, name_offset: int | None) -> Header:
         past_name = name_offset is None or i >= name_offset
         if depth == 0 and past_name and (ch == "{" or ch == ";"):
             break
-        if depth == 0 and past_name and ch == "=" and kind in ("FIELD", "ENUM_CONSTANT", "LOCAL"):
-            break
-        if depth == 0 and past_name and ch == "," and kind in ("FIELD", "ENUM_CONSTANT", "LOCAL"):
+        if depth == 0 and past_name and (ch == "=" or ch == ",") and field_like:
             break
         if ch in "([<":
             depth += 1
@@ -140,7 +160,7 @@ def header(text: str, kind: str, name_offset: int | None) -> Header:
         out.append(ch)
         i += 1
     signature = " ".join("".join(out).split())
-    signature = re.sub(r"\s+([,)\]>])", r"\1", re.sub(r"([(\[<])\s+", r"\1", signature))
+    signature = _SPACE_CLOSE.sub(r"\1", _OPEN_SPACE.sub(r"\1", signature))
     if len(signature) > SIGNATURE_MAX:
         signature = signature[:SIGNATURE_MAX] + "…"
     modifiers = []
@@ -166,7 +186,11 @@ def _field_start(lines: list[str], name_span: Span) -> tuple[int, int] | None:
     i = len(text)
     start = 0
     while i > 0:
-        i -= 1
+        # the previous character that can matter (the others are the type, modifiers, annotations)
+        i = max(text.rfind("/", 0, i), text.rfind(")", 0, i), text.rfind(";", 0, i),
+                text.rfind("{", 0, i), text.rfind("}", 0, i))
+        if i < 0:
+            break
         c = text[i]
         if c == "/" and i > 0 and text[i - 1] == "*":
             open_at = text.rfind("/*", 0, i - 1)

@@ -91,8 +91,9 @@ NOT_A_CALL = REF_IN_JAVADOC | REF_IN_IMPORT   # `{@link #m()}` is a method_refer
 
 
 def _range(span: Span) -> Range:
-    return Range(start=Position(line=span.start_line, character=span.start_char),
-                 end=Position(line=span.end_line, character=span.end_char))
+    # model_construct: the ints come from the store, so validation would only cost time
+    return Range.model_construct(start=Position.model_construct(line=span.start_line, character=span.start_char),
+                                 end=Position.model_construct(line=span.end_line, character=span.end_char))
 
 
 class _Nodes:
