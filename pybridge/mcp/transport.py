@@ -35,6 +35,7 @@ StreamableHTTPSessionManager, behind one guard (see `Guard`):
 from __future__ import annotations
 
 import contextlib
+import gc
 import hmac
 import ipaddress
 import json
@@ -203,10 +204,19 @@ async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | N
                     stdout: BinaryIO | None = None) -> None:
     """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes."""
     server = build_server(facade, names)
+    freeze_startup_objects()
     with contextlib.ExitStack() as stack:
         if stdin is None or stdout is None:
             stdin, stdout = stack.enter_context(_claim_stdio())
         await _serve_stdio(server, stdin, stdout)
+
+
+def freeze_startup_objects() -> None:
+    """Move every object alive at start (modules, classes, schemas: a few hundred thousand) out of the
+    cyclic GC's reach. A full collection then walks only what serving allocated, so its pause, which
+    lands on some query's answer, is a few milliseconds instead of tens."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -403,6 +413,7 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     guard = guard or Guard.for_bind(host)
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
+    freeze_startup_objects()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)

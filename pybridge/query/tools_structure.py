@@ -38,6 +38,7 @@ Choices where the contract is silent:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
@@ -256,37 +257,48 @@ def _tree(nodes: _Nodes, root: int, adjacency: dict[int, list[tuple[int, str]]],
           depth: int | None, capped: bool) -> tuple[list[TreeNode], int, bool]:
     """The trees under root, each node's children once (a repeat is `seen`)."""
     nodes.load({c for kids in adjacency.values() for c, _ in kids})
-    shown = {root}
-    count = 0
-    truncated = False
+    walk = _TreeWalk(nodes, adjacency, limit, depth, capped, {root})
+    return walk.build(root, 0), walk.count, walk.truncated
 
-    def build(sid: int, level: int) -> list[TreeNode]:
-        nonlocal count, truncated
+
+@dataclass
+class _TreeWalk:
+    """One tree of `_tree` (a class, not a recursive closure: a closure that calls itself is a
+    reference cycle, and every answer's objects would wait for the cyclic GC)."""
+
+    nodes: _Nodes
+    adjacency: dict[int, list[tuple[int, str]]]
+    limit: int
+    depth: int | None
+    capped: bool
+    shown: set[int]
+    count: int = 0
+    truncated: bool = False
+
+    def build(self, sid: int, level: int) -> list[TreeNode]:
         out = []
-        for child, relation in adjacency.get(sid, []):
-            if count >= limit:
-                truncated = True
+        for child, relation in self.adjacency.get(sid, []):
+            if self.count >= self.limit:
+                self.truncated = True
                 break
-            count += 1
-            fields = nodes.fields(child)
+            self.count += 1
+            fields = self.nodes.fields(child)
             item = TreeNode(**fields, relation=relation)
-            if child in shown:
+            if child in self.shown:
                 item.seen = True
             else:
-                shown.add(child)
-                if fields.get("external") and not adjacency.get(child):
+                self.shown.add(child)
+                if fields.get("external") and not self.adjacency.get(child):
                     item.beyond = "library"
-                elif child in adjacency:
-                    item.children = [dump(c) for c in build(child, level + 1)]
-                elif depth is not None and level + 1 >= depth:
+                elif child in self.adjacency:
+                    item.children = [dump(c) for c in self.build(child, level + 1)]
+                elif self.depth is not None and level + 1 >= self.depth:
                     item.beyond = "depth"
-                elif capped:
+                elif self.capped:
                     item.beyond = "limit"
-                    truncated = True
+                    self.truncated = True
             out.append(item)
         return out
-
-    return build(root, 0), count, truncated
 
 
 def _need_type(info: SymbolInfo, kind: str | None, tool: str) -> None:
@@ -628,16 +640,18 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
             count += 1
             kids.setdefault(up, []).append(d.symbol_id)
 
-        def finish(sid: int) -> OutlineItem:
-            item = items[sid]
-            if sid in kids:
-                item.children = [dump(finish(k)) for k in kids[sid]]
-            return item
-
-        roots = [finish(sid) for sid in kids.get(None, [])]
+        roots = [_finish(items, kids, sid) for sid in kids.get(None, [])]
         return OutlineResult(path=rel, module=info.module, scope=info.scope,
                           bindingComplete=info.binding_complete, declarations=roots, total=len(shown),
                           truncated=count < len(shown), **v.envelope())
+
+
+def _finish(items: dict[int, OutlineItem], kids: dict[int | None, list[int]], sid: int) -> OutlineItem:
+    """An outline item with its children (a module function: a recursive closure is a reference cycle)."""
+    item = items[sid]
+    if sid in kids:
+        item.children = [dump(_finish(items, kids, k)) for k in kids[sid]]
+    return item
 
 
 def _no_file(v: View, ws: Served, rel: str) -> QueryError:
