@@ -368,6 +368,28 @@ def _overridden(v: View, root: int) -> dict[int, set[int]]:
     return _closure(v, root, step)
 
 
+def _overridden_all(v: View, roots: list[int]) -> dict[int, dict[int, None]]:
+    """For each root, every method it overrides at any depth, in the order `_overridden(v, root)`
+    finds them, with one query per level for all roots (a call graph's frontier has hundreds of
+    methods). The relations come in one global order, so each root's share keeps its own order."""
+    reached: dict[int, dict[int, None]] = {r: {} for r in roots}
+    frontier: dict[int, list[int]] = {r: [r] for r in roots}
+    while frontier:
+        owners: dict[int, list[int]] = {}
+        for root, ms in frontier.items():
+            for m in ms:
+                owners.setdefault(m, []).append(root)
+        nxt: dict[int, list[int]] = {}
+        for rel in v.r.relations(sorted(owners), direction="from", kinds=["overrides"]):
+            for root in owners[rel.from_id]:
+                seen = reached[root]
+                if rel.to_id != root and rel.to_id not in seen and len(seen) < WALK_MAX:
+                    seen[rel.to_id] = None
+                    nxt.setdefault(root, []).append(rel.to_id)
+        frontier = nxt
+    return reached
+
+
 def _all_subtypes(v: View, root: int) -> dict[int, set[int]]:
     def step(ids: list[int]) -> list[tuple[int, int]]:
         return [(parent, child) for parent, kids in _subtypes(v, ids).items() for child, _ in kids]
@@ -567,9 +589,10 @@ def _callers(v: View, frontier: list[int], scope: str | None,
              cap: int) -> list[tuple[int, int, RefRow, int | None]]:
     """(frontier node, caller, call site, overridden method named at the site or None)."""
     via: dict[int, list[tuple[int, int | None]]] = {}
+    ups = _overridden_all(v, frontier)
     for sid in frontier:
         via.setdefault(sid, []).append((sid, None))
-        for up in _overridden(v, sid):
+        for up in ups[sid]:
             via.setdefault(up, []).append((sid, up))
     rows = v.r.references(sorted(via), kinds=CALL_KINDS, scope=scope, limit=cap)
     out = []
@@ -627,13 +650,13 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
                 continue
             anonymous = not d.name
             h = None if anonymous else declaration_header(lines, d.span, d.name_span, d.kind)
-            item = OutlineItem(symbolKey=v.key(d.symbol_id, d.key), kind=d.kind,
-                               name=d.name or "<anonymous>", range=_range(d.span),
-                               line=d.name_span.start_line + 1)
+            # model_construct: every value comes from the store or the scanner, already of its type
+            item = OutlineItem.model_construct(
+                symbolKey=v.key(d.symbol_id, d.key), kind=d.kind, name=d.name or "<anonymous>",
+                range=_range(h.span if h is not None and h.span is not None else d.span),
+                line=d.name_span.start_line + 1)
             if h is not None:
                 item.signature = h.signature
-                if h.span is not None:
-                    item.range = _range(h.span)
                 if h.modifiers:
                     item.modifiers = h.modifiers
             items[d.symbol_id] = item
