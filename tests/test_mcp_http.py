@@ -266,3 +266,84 @@ def test_sessions_beyond_the_limit_are_refused_with_503(reactor):
         assert anyio.run(scenario) == [200, 200, 503]
     finally:
         facade.close()
+
+
+def _without_time(body: dict) -> dict:
+    """A tools/call response with the freshness check's time taken out (two calls differ only there)."""
+    result = body["result"]
+    structured = dict(result["structuredContent"])
+    structured.pop("checked_at", None)
+    lines = result["content"][0]["text"].splitlines()     # an error's summary lines, then its JSON
+    text = json.loads(lines[-1])
+    text.pop("checked_at", None)
+    return {**body, "result": {**result, "structuredContent": structured, "content": [*lines[:-1], text]}}
+
+
+def test_a_tool_call_on_an_open_session_takes_the_fast_path_with_the_sdk_answer(reactor):
+    """`FastCalls` answers a plain tools/call itself; the same call with `_meta` (which it leaves to
+    the SDK) gets the same response, headers included; the session's idle countdown still runs."""
+    facade, app = _in_process(reactor, json_response=True, session_idle_timeout=30)
+    calls = [("find_symbol", {"query": "Greeter"}), ("findReferences", {"repo": "reactor", "symbol": "Greeter"}),
+             ("status", {}), ("no_such_tool", {}), ("find_references", {"symbolKey": "AAAA"}),
+             ("outline", {"path": "core/src/main/java/com/acme/core/Greeter.java"})]
+
+    async def scenario() -> list[tuple[httpx2.Response, httpx2.Response]]:
+        async with app.manager.run():
+            async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)) as client:
+                opened = await _initialize(client)
+                headers = {"accept": ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"],
+                           "mcp-protocol-version": "2025-06-18"}
+                await client.post("http://127.0.0.1/mcp", headers=headers,
+                                  json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+                pairs = []
+                for i, (name, args) in enumerate(calls):
+                    fast = await client.post("http://127.0.0.1/mcp", headers=headers, json={
+                        "jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                        "params": {"name": name, "arguments": args}})
+                    sdk = await client.post("http://127.0.0.1/mcp", headers=headers, json={
+                        "jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                        "params": {"name": name, "arguments": args, "_meta": {}}})
+                    pairs.append((fast, sdk))
+                transport = app.manager._server_instances[opened.headers["mcp-session-id"]]
+                assert transport.idle_scope.deadline < float("inf")    # counting down again
+                return pairs
+
+    try:
+        pairs = anyio.run(scenario)
+        assert app.fast.served == len(calls)
+        for (name, _args), (fast, sdk) in zip(calls, pairs, strict=True):
+            assert (fast.status_code, fast.headers["content-type"], fast.headers["mcp-session-id"]) == (
+                sdk.status_code, sdk.headers["content-type"], sdk.headers["mcp-session-id"]), name
+            assert _without_time(fast.json()) == _without_time(sdk.json()), name
+    finally:
+        facade.close()
+
+
+def test_what_the_fast_path_does_not_take_goes_to_the_sdk_unchanged(reactor):
+    """A batch, a lone surrogate, a stale session id, a missing Accept: the SDK's own answers."""
+    facade, app = _in_process(reactor, json_response=True)
+
+    async def scenario() -> list[int]:
+        async with app.manager.run():
+            async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app)) as client:
+                opened = await _initialize(client)
+                headers = {"accept": ACCEPT, "mcp-session-id": opened.headers["mcp-session-id"],
+                           "mcp-protocol-version": "2025-06-18", "content-type": "application/json"}
+                call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status"}}
+                codes = []
+                for body, extra in (
+                        (json.dumps([call]), {}),
+                        ('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status",'
+                         '"arguments":{"repo":"\\ud800"}}}', {}),
+                        (json.dumps(call), {"mcp-session-id": "not-a-session"}),
+                        (json.dumps(call), {"accept": "text/plain"})):
+                    r = await client.post("http://127.0.0.1/mcp", headers={**headers, **extra}, content=body)
+                    codes.append(r.status_code)
+                return codes
+
+    try:
+        codes = anyio.run(scenario)
+        assert app.fast.served == 0
+        assert codes[2:] == [404, 406] and all(c in (200, 400) for c in codes[:2]), codes
+    finally:
+        facade.close()

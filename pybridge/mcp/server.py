@@ -100,6 +100,29 @@ def as_result(result: dict[str, Any], is_error: bool) -> types.CallToolResult:
     )
 
 
+def unknown_tool(name: str, known: set[str]) -> types.CallToolResult:
+    return as_result({"error": f"There is no tool named {name!r}; the tools are: "
+                               f"{', '.join(sorted(known))}.", "code": "invalid_argument"}, True)
+
+
+def answer_now(facade: Facade, known: set[str], name: str, arguments: Any) -> types.CallToolResult | None:
+    """The answer of a tool that can answer without blocking (see `Facade.try_call`), or None when
+    it must run in a thread (a sync, or an exact tool waiting for the live index)."""
+    if name not in known:
+        return unknown_tool(name, known)
+    if TOOLS[name].progress:
+        return None
+    try:
+        answer = facade.try_call(name, arguments)
+    except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
+        answer = _internal(name, exc)
+    return None if answer is None else as_result(*answer)
+
+
+def _internal(name: str, exc: Exception) -> tuple[dict[str, Any], bool]:
+    return {"error": f"Internal error in {name}: {exc}. Please report it.", "code": "invalid_argument"}, True
+
+
 def build_server(facade: Facade, names: Iterable[str]) -> Server:
     tools = tool_list(names)
     known = {t.name for t in tools}
@@ -112,9 +135,12 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
                            params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         arguments: Any = params.arguments if params.arguments is not None else {}
-        if name not in known:
-            return as_result({"error": f"There is no tool named {name!r}; the tools are: "
-                                       f"{', '.join(sorted(known))}.", "code": "invalid_argument"}, True)
+        # Most answers take a millisecond or two: they run here, on the event loop, with no thread
+        # hop (which cost more than the query, and under HTTP load let dozens of threads fight over
+        # the GIL). A sync, or an exact tool that must wait for the live index, runs in a thread.
+        now = answer_now(facade, known, name, arguments)
+        if now is not None:
+            return now
         progress = None
         if TOOLS[name].progress:
             def progress(done: float, total: float | None, message: str) -> None:
@@ -124,18 +150,10 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
                 except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
                     pass
         try:
-            # Most answers take a millisecond or two: they run here, on the event loop, with no thread
-            # hop (which cost more than the query, and under HTTP load let dozens of threads fight over
-            # the GIL). A sync, or an exact tool that must wait for the live index, runs in a thread.
-            answer = None if progress is not None else facade.try_call(name, arguments)
-            if answer is None:
-                answer = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
-            result, is_error = answer
+            answer = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
         except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
-            result, is_error = {"error": f"Internal error in {name}: {exc}. Please report it.",
-                                "code": "invalid_argument"}, True
-        return as_result(result, is_error)
+            answer = _internal(name, exc)
+        return as_result(*answer)
 
     return Server("pybridge", version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-
