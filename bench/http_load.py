@@ -7,7 +7,9 @@
 Copies samples/reactor to a temporary folder, syncs it into a temporary state
 folder, starts `pybridge serve --http --port 0` on 127.0.0.1 (never anything
 else), and runs the clients in this process (asyncio, httpx2, one MCP session
-each: initialize, then tools/call in a loop over read-only queries). Reports
+each: initialize, then tools/call in a loop over read-only queries; `--client raw`
+uses a minimal HTTP/1.1 client instead, whose own CPU is a fraction of httpx2's,
+since the clients share the server's two cores). Reports
 throughput, p50/p90/p99/max latency per call, errors, and the server's
 resident memory per idle session (`--sessions` sessions opened and left open).
 By default every client calls again as soon as it has its answer (a closed
@@ -96,6 +98,73 @@ async def one_client(index: int, url: str, base_headers: dict, deadline: float, 
                 await asyncio.sleep(think)
 
 
+class RawClient:
+    """A minimal HTTP/1.1 keep-alive client (`--client raw`): one connection, POST with a JSON body,
+    answers with a Content-Length (the JSON answer mode). It costs a fraction of httpx2's CPU, so on
+    a machine whose cores the server shares, the figures show more of the server and less of the
+    load generator."""
+
+    def __init__(self, url: str) -> None:
+        rest = url.split("://", 1)[1]
+        hostport, _, path = rest.partition("/")
+        self.host, _, port = hostport.partition(":")
+        self.port = int(port or 80)
+        self.path = "/" + path
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def __aenter__(self) -> "RawClient":
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    async def post(self, headers: dict, message: dict) -> tuple[int, dict, dict | None]:
+        assert self.reader is not None and self.writer is not None
+        body = json.dumps(message).encode()
+        head = [f"POST {self.path} HTTP/1.1", f"host: {self.host}:{self.port}", "content-type: application/json",
+                f"content-length: {len(body)}", *(f"{k}: {v}" for k, v in headers.items())]
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        got = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+        if "content-length" not in got:
+            raise RuntimeError(f"no content-length in the answer (status {status}; --client raw needs JSON answers)")
+        data = await self.reader.readexactly(int(got["content-length"]))
+        return status, got, json.loads(data) if data else None
+
+
+async def raw_client(index: int, url: str, base_headers: dict, deadline: float, latencies: list[float],
+                     errors: list[str], think: float = 0.0) -> None:
+    async with RawClient(url) as client:
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "http_load", "version": "1"}}}
+        headers = {**base_headers, "accept": "application/json"}
+        status, got, _ = await client.post(headers, init)
+        session = {**headers, "mcp-session-id": got["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        await client.post(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        n = index
+        while time.perf_counter() < deadline:
+            name, args = QUERIES[n % len(QUERIES)]
+            n += 1
+            started = time.perf_counter()
+            try:
+                status, _got, message = await client.post(session, {
+                    "jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}})
+                if status != 200 or message is None or "error" in message or message["result"].get("isError"):
+                    errors.append(f"{name}: {status} {json.dumps(message)[:200]}")
+            except (OSError, RuntimeError, ValueError, asyncio.IncompleteReadError) as exc:
+                errors.append(f"{name}: {exc!r}")
+                continue
+            latencies.append(time.perf_counter() - started)
+            if think:
+                await asyncio.sleep(think)
+
+
 def rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -126,8 +195,12 @@ def main() -> None:
     parser.add_argument("--token", default="bench-token")
     parser.add_argument("--sse", action="store_true", help="serve with --sse (SSE answers) to compare")
     parser.add_argument("--think", type=float, default=0.0, help="seconds each client waits between calls")
+    parser.add_argument("--client", choices=["httpx2", "raw"], default="httpx2",
+                        help="the load generator: httpx2 (an SDK-like client) or raw (minimal HTTP/1.1, less CPU)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
+    if args.client == "raw" and args.sse:
+        parser.error("--client raw reads JSON answers only; drop --sse")
     if not (1 <= args.clients <= 200 and 0 < args.seconds <= 120 and 0 <= args.sessions <= 2000):
         parser.error("bounded load only: 1-200 clients, at most 120 s, at most 2000 idle sessions")
 
@@ -158,7 +231,8 @@ def main() -> None:
             async def load() -> float:
                 deadline = time.perf_counter() + args.seconds
                 started = time.perf_counter()
-                await asyncio.gather(*(one_client(i, url, headers, deadline, latencies, errors, args.think)
+                client = raw_client if args.client == "raw" else one_client
+                await asyncio.gather(*(client(i, url, headers, deadline, latencies, errors, args.think)
                                        for i in range(args.clients)))
                 return time.perf_counter() - started
 
@@ -171,7 +245,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     report = {
-        "answers": "sse" if args.sse else "json",
+        "answers": "sse" if args.sse else "json", "client": args.client,
         "clients": args.clients, "thinkSeconds": args.think, "seconds": round(elapsed, 1),
         "calls": len(latencies), "errors": len(errors),
         "callsPerSecond": round(len(latencies) / elapsed, 1),
