@@ -8,7 +8,8 @@ tests/test_structure_real.py read are fetched into `bench/work/jars/` too), it
 samples N declarations with the seeded RNG of bench/queries.py, mints their
 keys, and times each tool through the facade (in process) and through an MCP
 stdio session against `pybridge serve` (the SDK's client, which validates each
-result against the tool's output schema):
+result against the tool's output schema), and through a bare JSON-RPC stdio
+client (no validation: the server's and the pipe's share):
 
 - type_hierarchy {symbolKey} (types), find_implementations {symbolKey} (types, methods),
 - call_graph {symbolKey, direction in, depth 1 | 3 | 5} (methods, constructors),
@@ -155,6 +156,53 @@ def mcp_run(root: Path, state: Path, plan: list[tuple[str, str, dict]], log: Pat
         return anyio.run(_mcp, root, state, plan, errlog)
 
 
+def raw_run(root: Path, state: Path, plan: list[tuple[str, str, dict]], log: Path) -> dict:
+    """The same calls over stdio with a bare JSON-RPC client (one line out, one line in, no schema
+    validation): what the server and the pipe cost, without the Python SDK client's own work."""
+    cmd = queries.serve_command(root, state)
+    times: dict[str, list[float]] = {}
+    sizes: dict[str, list[int]] = {}
+    errors: dict[str, int] = {}
+    with open(log, "a") as errlog:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog)
+        assert proc.stdin is not None and proc.stdout is not None
+        rid = 0
+
+        def ask(method: str, params: dict | None = None, notify: bool = False) -> dict:
+            nonlocal rid
+            rid += 1
+            message = {"jsonrpc": "2.0", "method": method, **({} if notify else {"id": rid}),
+                       **({"params": params} if params is not None else {})}
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            while not notify:
+                reply = json.loads(proc.stdout.readline())
+                if reply.get("id") == rid:
+                    return reply
+            return {}
+
+        try:
+            ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "bench-structure", "version": "1"}})
+            ask("notifications/initialized", notify=True)
+            ask("tools/list")
+            time.sleep(5)                                  # serve's background worker warm-up
+            for _label, tool, args in plan[:20]:
+                ask("tools/call", {"name": tool, "arguments": args})
+            for label, tool, args in plan:
+                t0 = time.perf_counter()
+                reply = ask("tools/call", {"name": tool, "arguments": args})
+                dt = time.perf_counter() - t0
+                result = reply.get("result") or {}
+                times.setdefault(label, []).append(dt)
+                sizes.setdefault(label, []).append(len(result.get("content", [{}])[0].get("text", "").encode()))
+                errors[label] = errors.get(label, 0) + int(bool(result.get("isError")) or "error" in reply)
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=60)
+    return summarize(times, sizes, errors)
+
+
 def machine() -> dict:
     def first(cmd: list[str]) -> str:
         try:
@@ -176,14 +224,19 @@ def machine() -> dict:
                              "HEAD"])}
 
 
-def table(name: str, facade: dict, mcp: dict) -> str:
-    rows = [f"### {name}", "", "| tool | n | facade p50 / p99 ms | MCP p50 / p99 ms | errors | size p50 / max "
-            "(bytes) | over 32 KB |", "| --- | --- | --- | --- | --- | --- | --- |"]
+def table(name: str, facade: dict, mcp: dict, raw: dict | None = None) -> str:
+    raw = raw or {}
+    rows = [f"### {name}", "", "| tool | n | facade p50 / p99 ms | MCP, SDK client p50 / p99 ms | "
+            "MCP, bare client p50 / p99 ms | errors | size p50 / max (bytes) | over 32 KB |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    nan = float("nan")
     for label, f in facade.items():
-        m = mcp.get(label, {})
+        m, r = mcp.get(label, {}), raw.get(label, {})
+        errors = f["errors"] + m.get("errors", 0) + r.get("errors", 0)
         rows.append(f"| {label} | {f['n']} | {f['p50_ms']:.2f} / {f['p99_ms']:.2f} | "
-                    f"{m.get('p50_ms', float('nan')):.2f} / {m.get('p99_ms', float('nan')):.2f} | "
-                    f"{f['errors']} | {f['size_p50']} / {f['size_max']} | {f['over_budget']} |")
+                    f"{m.get('p50_ms', nan):.2f} / {m.get('p99_ms', nan):.2f} | "
+                    f"{r.get('p50_ms', nan):.2f} / {r.get('p99_ms', nan):.2f} | "
+                    f"{errors} | {f['size_p50']} / {f['size_max']} | {f['over_budget']} |")
     return "\n".join(rows)
 
 
@@ -201,9 +254,11 @@ def main() -> None:
         plan = calls(root, state, symbols)
         print(f"{name}: {len(symbols)} symbols, {len(plan)} calls", flush=True)
         facade = facade_run(root, state, plan)
-        mcp = {} if args.no_mcp else mcp_run(root, state, plan, workspaces.WORK / f"serve-{name}.log")
-        report["workspaces"][name] = {"symbols": len(symbols), "facade": facade, "mcp": mcp}
-        print(table(name, facade, mcp), flush=True)
+        log = workspaces.WORK / f"serve-{name}.log"
+        mcp = {} if args.no_mcp else mcp_run(root, state, plan, log)
+        raw = {} if args.no_mcp else raw_run(root, state, plan, log)
+        report["workspaces"][name] = {"symbols": len(symbols), "facade": facade, "mcp": mcp, "raw": raw}
+        print(table(name, facade, mcp, raw), flush=True)
     report["machine"]["load_end"] = os.getloadavg()
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
