@@ -92,9 +92,8 @@ NOT_A_CALL = REF_IN_JAVADOC | REF_IN_IMPORT   # `{@link #m()}` is a method_refer
 
 
 def _range(span: Span) -> Range:
-    # model_construct: the ints come from the store, so validation would only cost time
-    return Range.model_construct(start=Position.model_construct(line=span.start_line, character=span.start_char),
-                                 end=Position.model_construct(line=span.end_line, character=span.end_char))
+    return Range(start=Position(line=span.start_line, character=span.start_char),
+                 end=Position(line=span.end_line, character=span.end_char))
 
 
 class _Nodes:
@@ -650,8 +649,7 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
                 continue
             anonymous = not d.name
             h = None if anonymous else declaration_header(lines, d.span, d.name_span, d.kind)
-            # model_construct: every value comes from the store or the scanner, already of its type
-            item = OutlineItem.model_construct(
+            item = OutlineItem(
                 symbolKey=v.key(d.symbol_id, d.key), kind=d.kind, name=d.name or "<anonymous>",
                 range=_range(h.span if h is not None and h.span is not None else d.span),
                 line=d.name_span.start_line + 1)
