@@ -58,3 +58,22 @@ def test_no_tool_answer_leaves_cyclic_garbage(facade):
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+def test_an_outline_is_built_once_per_file_version_and_anew_after_an_edit(facade):
+    from pybridge.query import tools_structure
+
+    first, _ = facade.call("outline", {"path": PATH})
+    kept = [k for k in tools_structure._OUTLINES if k[2] == PATH]
+    again, _ = facade.call("outline", {"path": PATH})
+    assert kept and again["declarations"] == first["declarations"]
+    root = facade.spaces.pick(None).root
+    source = root / PATH
+    text = source.read_text(encoding="utf-8")
+    source.write_text(text.replace("public String label()", "public String lbl()  "), encoding="utf-8")
+    try:
+        after, _ = facade.call("outline", {"path": PATH})
+    finally:
+        source.write_text(text, encoding="utf-8")
+    assert "public String lbl()" in str(after["declarations"])      # read from the edited file
+    assert "public String lbl()" not in str(first["declarations"])

@@ -37,6 +37,8 @@ Choices where the contract is silent:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -615,6 +617,15 @@ def _callees(v: View, frontier: list[int], scope: str | None,
 # outline ---------------------------------------------------------------------
 
 
+OUTLINES_KEPT = 128
+_OUTLINES: OrderedDict[tuple[str, int, str, int], tuple[list[str] | None, tuple[list[OutlineItem], int, bool]]] = \
+    OrderedDict()
+"""The last outlines built, per workspace, generation, file and limit, each with the source lines it
+was read from (`Sources.lines` hands back the same list while the file is unchanged, so an edited
+file is read anew). A generation never changes; the items are not modified once built."""
+_OUTLINES_LOCK = threading.Lock()
+
+
 @tool("outline", args=OutlineArgs, result=OutlineResult, description="""
     The declarations of one file as a tree: key, kind, name, signature and modifiers as written,
     range, line of the name.""")
@@ -627,8 +638,18 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
         info = reader.file(rel)
         if info is None:
             raise _no_file(v, ws, rel)
-        decls = sq.file_declarations(reader, rel, members_only=True)
         lines = ws.sources.lines(rel, ws.encoding(v.gen, info.module))
+        memo_key = (str(ws.root), v.gen.number, rel, a.limit)
+        with _OUTLINES_LOCK:
+            hit = _OUTLINES.get(memo_key)
+            if hit is not None and hit[0] is lines:
+                _OUTLINES.move_to_end(memo_key)
+        if hit is not None and hit[0] is lines:
+            roots, total, truncated = hit[1]
+            return OutlineResult(path=rel, module=info.module, scope=info.scope,
+                                 bindingComplete=info.binding_complete, declarations=roots, total=total,
+                                 truncated=truncated, **v.envelope())
+        decls = sq.file_declarations(reader, rel, members_only=True)
         container = {d.symbol_id: _parent(d) for d in decls}
         shown = [d for d in decls if d.kind not in OUTLINE_SKIP]
         shown.sort(key=lambda d: (d.span.start_line, d.span.start_char, -d.span.end_line,
@@ -662,6 +683,10 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
             kids.setdefault(up, []).append(d.symbol_id)
 
         roots = [_finish(items, kids, sid) for sid in kids.get(None, [])]
+        with _OUTLINES_LOCK:
+            _OUTLINES[memo_key] = (lines, (roots, len(shown), count < len(shown)))
+            while len(_OUTLINES) > OUTLINES_KEPT:
+                _OUTLINES.popitem(last=False)
         return OutlineResult(path=rel, module=info.module, scope=info.scope,
                           bindingComplete=info.binding_complete, declarations=roots, total=len(shown),
                           truncated=count < len(shown), **v.envelope())
