@@ -18,6 +18,7 @@ fabricated ones from the folders made here.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import zipfile
@@ -25,14 +26,17 @@ from pathlib import Path
 
 import pytest
 
+from pybridge.sync.pipeline import sync
 from pybridge.workspace import ClasspathResult, load_workspace, resolve_classpaths
-from pybridge.workspace.pom import local_repository
+from pybridge.workspace.cache import cache_key
+from pybridge.workspace.mvnconfig import local_repository
 
 from .test_workspace_model import GROUP, dep, write_pom
 
 pytestmark = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs mvn on PATH")
 
 BUILD_CLASSPATH = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
+HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
 MAVEN_SCOPE = {"main": ("compile", "compile"), "test": ("test-compile", "test")}   # phase, includeScope
 FAB_GROUP = "dev.pybridge.fabricated"
 FAB_LIB = f"{FAB_GROUP}:fab-lib"
@@ -43,9 +47,10 @@ Results = dict[tuple[str, str], ClasspathResult]
 # ---------------------------------------------------------------- the two sides
 
 def mavens(root: Path, *, offline: bool = False, scopes: tuple[str, ...] = ("main", "test"),
-           projects: str | None = None) -> dict[tuple[str, str], list[str] | None]:
+           projects: str | None = None, phases: bool = True) -> dict[tuple[str, str], list[str] | None]:
     """(module folder relative to root, scope) -> `mvn dependency:build-classpath`'s entries, None when
-    Maven wrote none (the module failed). Maven runs on a copy, so its target/ never reaches `root`."""
+    Maven wrote none (the module failed). Maven runs on a copy, so its target/ never reaches `root`.
+    `phases` False: no compile phase first (for a workspace without sibling dependencies)."""
     copy = root.parent / f"{root.name}-maven"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(root, copy)
@@ -53,7 +58,8 @@ def mavens(root: Path, *, offline: bool = False, scopes: tuple[str, ...] = ("mai
     for scope in scopes:
         phase, include = MAVEN_SCOPE[scope]
         cmd = ["mvn", "-B", "-q", "-fn", *(["-o"] if offline else []), *(["-pl", projects] if projects else []),
-               phase, BUILD_CLASSPATH, f"-DincludeScope={include}", f"-Dmdep.outputFile=pb-{scope}.cp"]
+               *([phase] if phases else []), BUILD_CLASSPATH, f"-DincludeScope={include}",
+               f"-Dmdep.outputFile=pb-{scope}.cp"]
         run = subprocess.run(cmd, cwd=copy, capture_output=True, text=True, timeout=300)
         for pom in sorted(copy.rglob("pom.xml")):
             if "target" in pom.relative_to(copy).parts:
@@ -263,3 +269,142 @@ def test_a_settings_file_named_in_maven_config_mirrors_a_repository(workspace, s
 
 def test_nothing_is_written_into_the_workspace(workspace) -> None:
     assert not list(workspace["root"].rglob("target")) and not list(workspace["root"].rglob("*.cp"))
+
+
+# ---------------------------------------------------------------- offline
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory):
+    """A private local repository named in `.mvn/maven.config`, filled from Maven Central by one online
+    mvn run of the two plugins pybridge uses (which also gives Maven's online answer); then pybridge
+    offline and `mvn -o`."""
+    base = tmp_path_factory.mktemp("offline")
+    repo, root = base / "repo", base / "ws"
+    write_pom(root, "off", sources=("src/main/java", "src/test/java"),
+              deps=(dep("org.apache.commons:commons-lang3:3.17.0"), dep("junit:junit:4.13.2", "test")))
+    (root / ".mvn").mkdir()
+    (root / ".mvn/maven.config").write_text(f"-Dmaven.repo.local={repo}\n")
+    fill = subprocess.run(["mvn", "-B", "-q", f"{HELP_PLUGIN}:effective-pom", f"-Doutput={base / 'effective.xml'}",
+                           BUILD_CLASSPATH, f"-Dmdep.outputFile={base / 'online.cp'}"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert fill.returncode == 0, fill.stdout[-3000:]
+    mine, _ = ours(root, base / "state", allow_online=False)
+    theirs = mavens(root, offline=True, phases=False)
+    return {"base": base, "root": root, "repo": repo, "online": (base / "online.cp").read_text().strip().split(":"),
+            "ours": mine, "maven": theirs}
+
+
+@SCOPES
+def test_offline_resolution_from_a_prefilled_local_repository_equals_mavens(offline, scope: str) -> None:
+    assert_equal(offline["maven"], offline["ours"], ".", scope)
+    got = paths(offline["ours"][(".", scope)])
+    if scope == "test":
+        assert got == offline["online"]
+    assert got and all(Path(p).is_relative_to(offline["repo"]) for p in got)
+
+
+def test_offline_an_artifact_missing_from_the_local_repository_is_a_named_limitation(offline) -> None:
+    root, repo = offline["root"], offline["repo"]
+    write_pom(root, "off", sources=("src/main/java", "src/test/java"),
+              deps=(dep("org.apache.commons:commons-lang3:3.17.0"), dep("org.hamcrest:hamcrest:2.2"),
+                    dep("junit:junit:4.13.2", "test")))
+    mine, _ = ours(root, offline["base"] / "state", allow_online=False)
+    assert mavens(root, offline=True, phases=False, scopes=("test",))[(".", "test")] is None
+    for scope in ("main", "test"):
+        result = mine[(".", scope)]
+        [lim] = result.limitations
+        assert lim.kind == "classpath_unresolved" and "org.hamcrest:hamcrest:jar:2.2" in lim.message
+        # what resolves on its own is kept; nothing comes from another repository
+        assert "commons-lang3-3.17.0.jar" in names(paths(result))
+        assert all(p.is_relative_to(repo) for p in result.classpath), paths(result)
+    assert not (repo / "org/hamcrest/hamcrest").exists()
+
+
+# ---------------------------------------------------------------- a dependency that does not resolve
+
+@pytest.fixture(scope="module")
+def ghosted(tmp_path_factory: pytest.TempPathFactory):
+    """g1 needs an artifact that exists nowhere; g2, beside it, resolves."""
+    base = tmp_path_factory.mktemp("ghosted")
+    root = base / "ws"
+    write_pom(root, "groot", packaging="pom", modules=("g1", "g2"))
+    write_pom(root / "g1", "g1", sources=("src/main/java", "src/test/java"),
+              deps=(dep("org.apache.commons:commons-lang3:3.17.0"), dep(GHOST)))
+    write_pom(root / "g2", "g2", sources=("src/main/java", "src/test/java"),
+              deps=(dep("org.apache.commons:commons-lang3:3.17.0"), dep("junit:junit:4.13.2", "test")))
+    for module in ("g1", "g2"):
+        (root / module / "src/main/java" / f"{module.upper()}.java").write_text(
+            f"public class {module.upper()} {{ String s = org.apache.commons.lang3.StringUtils.trim(\" \"); }}\n")
+    mine, _ = ours(root, base / "state")
+    return {"base": base, "root": root, "ours": mine, "maven": mavens(root, phases=False)}
+
+
+@SCOPES
+def test_a_dependency_that_does_not_exist_is_named_and_the_rest_of_the_workspace_resolves(ghosted, scope) -> None:
+    assert ghosted["maven"][("g1", scope)] is None
+    g1 = ghosted["ours"][("g1", scope)]
+    [lim] = g1.limitations
+    assert lim.kind == "classpath_unresolved" and lim.module == f"{GROUP}:g1" and lim.scope == scope
+    assert GHOST.replace(":9.9.9", ":jar:9.9.9") in lim.message
+    assert names(paths(g1)) == ["commons-lang3-3.17.0.jar"]    # what resolves on its own is kept
+    assert_equal(ghosted["maven"], ghosted["ours"], "g2", scope)
+
+
+def test_a_sync_with_a_dependency_that_does_not_exist_publishes_and_names_it(ghosted, worker) -> None:
+    result = sync(ghosted["root"], state_dir=ghosted["base"] / "sync-state", worker=worker, allow_online=False)
+    assert result.published and result.generation == 1
+    unresolved = {(lim["module"], lim["scope"]) for lim in result.limitations if lim["kind"] == "classpath_unresolved"}
+    assert unresolved == {(f"{GROUP}:g1", "main")}      # the scopes indexed: those with sources
+    # both are indexed, and bind: commons-lang3 is on g1's classpath too
+    assert {m["module"]: (m["files"], m["bindingComplete"]) for m in result.modules if m["scope"] == "main"} == {
+        f"{GROUP}:g1": (1, 1), f"{GROUP}:g2": (1, 1)}
+
+
+# ---------------------------------------------------------------- the cache
+
+def test_the_cache_answers_while_nothing_changes_and_a_changed_property_settings_file_or_pom_invalidates_it(
+        workspace) -> None:
+    """Runs last on `workspace`, since it changes it."""
+    root, base = workspace["root"], workspace["base"]
+
+    def key() -> str:
+        return cache_key(load_workspace(root), True, shutil.which("mvn"), dict(os.environ))
+
+    again, messages = ours(root, base / "state")
+    assert not used_maven(messages)
+    assert {k: paths(r) for k, r in again.items()} == {k: paths(r) for k, r in workspace["ours"].items()}
+    keys = [key()]
+    # a profile-activating property: without -DwithText, profile without-text replaces with-text
+    (root / ".mvn/maven.config").write_text("-s .mvn/settings.xml\n")
+    keys.append(key())
+    # the settings file: a mirror with another id, serving a repository that also has fab-lib 1.1
+    fab2 = base / "fab-repo-2"
+    fabricate(fab2, "1.0")
+    jar = fabricate(fab2, "1.1")
+    settings(root / ".mvn/settings.xml", "fab-mirror-2", fab2)
+    keys.append(key())
+    # a POM: core takes another commons-text
+    write_pom(root / "core", "core", group=None, parent=f"{GROUP}:root:1.0", sources=("src/main/java",),
+              deps=(dep("org.apache.commons:commons-text:1.11.0"),))
+    keys.append(key())
+    assert len(set(keys)) == 4
+
+    mine, messages = ours(root, base / "state")
+    assert used_maven(messages)
+    theirs = mavens(root, scopes=("test",), projects="core,profiled,mirrored", phases=False)
+    for module in ("core", "profiled", "mirrored"):
+        assert_equal(theirs, mine, module, "test")
+    assert "commons-text-1.11.0.jar" in names(paths(mine[("core", "test")]))
+    profiled = names(paths(mine[("profiled", "test")]))
+    assert "commons-collections4-4.4.jar" in profiled and "commons-text-1.12.0.jar" not in profiled
+    [fab] = [p for p in mine[("mirrored", "test")].classpath if "fab-lib" in p.name]
+    assert fab.name == "fab-lib-1.1.jar" and fab.read_bytes() == jar.read_bytes()
+
+
+def test_an_environment_variable_a_pom_names_is_part_of_the_cache_key(tmp_path: Path) -> None:
+    write_pom(tmp_path, "envy", extra=profile("flavored", "<property><name>env.PB_FLAVOR</name></property>",
+                                              dep("org.apache.commons:commons-lang3:3.17.0")))
+    ws = load_workspace(tmp_path)
+    plain = cache_key(ws, True, "mvn", {"HOME": "/x"})
+    assert cache_key(ws, True, "mvn", {"HOME": "/x", "OTHER": "1"}) == plain
+    assert cache_key(ws, True, "mvn", {"HOME": "/x", "PB_FLAVOR": "1"}) != plain

@@ -23,11 +23,11 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-from .maven import DEPENDENCY_PLUGIN, HELP_PLUGIN, maven_basedir
+from .maven import DEPENDENCY_PLUGIN, HELP_PLUGIN
 from .model import Workspace
+from .mvnconfig import maven_basedir, settings_files
 
 VERSION = 1
 Key = tuple[str, str]
@@ -62,31 +62,12 @@ def cache_key(workspace: Workspace, allow_online: bool, mvn: str | None, env: di
     add_file(Path.home() / ".m2" / "settings.xml")
     if mvn:
         add_file(Path(os.path.realpath(mvn)).parent.parent / "conf" / "settings.xml")
-    for path in settings_files(workspace.root, base, env):
+    for path in settings_files(workspace.root, env):
         add_file(path)
     return h.hexdigest()
 
 
 _ENV_NAME = re.compile(rb"\benv\.([A-Za-z_][A-Za-z0-9_]*)")
-_SETTINGS_OPTIONS = ("-s", "--settings", "-gs", "--global-settings")
-
-
-def settings_files(root: Path, base: Path, env: dict[str, str]) -> Iterator[Path]:
-    """The settings files named on Maven's command line by `.mvn/maven.config` or MAVEN_ARGS,
-    relative ones from `root` (where pybridge runs mvn, as the user does)."""
-    try:
-        words = (base / ".mvn" / "maven.config").read_text(encoding="utf-8", errors="replace").split()
-    except OSError:
-        words = []
-    words += env.get("MAVEN_ARGS", "").split()
-    for i, word in enumerate(words):
-        option, eq, value = word.partition("=")
-        if option not in _SETTINGS_OPTIONS:
-            continue
-        if not eq:
-            value = words[i + 1] if i + 1 < len(words) else ""
-        if value:
-            yield root / Path(value).expanduser()
 
 
 def load(path: Path, key: str) -> tuple[dict[Key, list[Path]], dict[str, int]] | None:

@@ -70,6 +70,7 @@ from .maven import (
     write_pom,
 )
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
+from .mvnconfig import local_repository
 from .nomaven import maven_needed
 from .pom import parse_xml
 
@@ -143,6 +144,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         shutil.rmtree(state)
     state.mkdir(parents=True)
     keys = [(m.id, s) for m in modules for s in m.scopes]
+    repo = local_repository(workspace.root, runner.env)    # Maven's, as the workspace configures it
     classpaths: dict[Key, list[Path]] = {}
     failures: dict[Key, str] = {}
     say("Reading the effective POMs with Maven")
@@ -151,7 +153,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
         for key in keys:
             wanted = flatten(key[0], deps_of, key[1])
-            classpaths[key] = local_jars(wanted)
+            classpaths[key] = local_jars(wanted, repo)
             problem = (eff_problem or "Maven did not produce the effective POMs").rstrip(".")
             failures[key] = (f"{problem}. The classpath holds "
                              "only the declared dependencies' own jars already in the local repository "
@@ -161,7 +163,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         if m.id not in effs:
             deps_of = {x.id: list(x.dependencies) for x in workspace.modules}
             for s in m.scopes:
-                classpaths[(m.id, s)] = local_jars(flatten(m.id, deps_of, s))
+                classpaths[(m.id, s)] = local_jars(flatten(m.id, deps_of, s), repo)
                 failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
                                        "a profile that is not active? The classpath holds only the declared "
                                        "dependencies' own jars already in the local repository.")
@@ -172,12 +174,12 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
     if everything_failed:       # Maven itself failed (plugin unavailable, timeout): a second run would too
         deps_of = {mid: [d for d, _ in e.dependencies] for mid, e in effs.items()}
         for key, message in errors.items():
-            classpaths[key] = local_jars(flatten(key[0], deps_of, key[1]))
+            classpaths[key] = local_jars(flatten(key[0], deps_of, key[1]), repo)
             failures[key] = (f"{message.rstrip('.')}. The classpath holds only the dependencies' own jars "
                              "already in the local repository.")
     elif errors:
         say(f"Resolving the dependencies of {len({k[0] for k in errors})} modules one by one")
-        rebuilt, missing = fallback(runner, effs, sorted(errors), state, allow_online)
+        rebuilt, missing = fallback(runner, effs, sorted(errors), state, allow_online, repo)
         classpaths.update(rebuilt)
         for key, message in errors.items():
             gone = ", ".join(missing[key]) or "none of them alone"

@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import Dependency
+from .mvnconfig import maven_basedir
 from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml, text
 
 HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
@@ -70,16 +71,6 @@ _BOILERPLATE = re.compile(r"^(|To see the full stack trace.*|Re-run Maven using.
 _ON_PROJECT = re.compile(r"^Failed to execute goal.* on project ([\w.\-]+): (.*)$")
 
 FAST_MAVEN_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-
-
-def maven_basedir(root: Path) -> Path:
-    """The folder whose `.mvn/` Maven reads for a build started in `root`: the nearest of `root` and
-    its ancestors that has a `.mvn` folder, else `root` (as the mvn script finds it)."""
-    root = root.resolve()
-    for folder in (root, *root.parents):
-        if (folder / ".mvn").is_dir():
-            return folder
-    return root
 
 
 @dataclass
