@@ -8,12 +8,13 @@ maven-compiler-plugin compiles main against), `test` is `includeScope=test` (eve
 output folder (MDEP-409); those folders are left out, since pybridge puts siblings on the sourcepath.
 
 Cases: a parent chain with dependencyManagement and properties and a sibling dependency; a direct
-test dependency that a compile dependency also brings; a BOM import; profiles activated by JDK and by
+test or runtime dependency that a compile dependency also brings; a BOM import; profiles activated by JDK and by
 a property given in `.mvn/maven.config`; a `settings.xml` named there whose mirror serves an artifact
 that exists only in a `file://` repository made here; offline mode on a private local repository;
-a dependency that does not exist; and the classpath cache, which a changed POM, settings file or
-profile-activating property must invalidate. Artifacts come from Maven Central (small ones), and the
-fabricated ones from the folders made here.
+a dependency that does not exist (and a sync that still publishes); and the classpath cache, which a
+changed POM, settings file or profile-activating property must invalidate. Artifacts come from Maven
+Central (small ones), and the fabricated ones from the folders made here; the fabricated group is
+taken out of the local repository before and after, so only the mirror can have brought it.
 """
 
 from __future__ import annotations
