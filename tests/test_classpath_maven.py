@@ -409,3 +409,20 @@ def test_an_environment_variable_a_pom_names_is_part_of_the_cache_key(tmp_path: 
     plain = cache_key(ws, True, "mvn", {"HOME": "/x"})
     assert cache_key(ws, True, "mvn", {"HOME": "/x", "OTHER": "1"}) == plain
     assert cache_key(ws, True, "mvn", {"HOME": "/x", "PB_FLAVOR": "1"}) != plain
+
+
+def test_the_local_repository_is_the_one_the_workspaces_maven_configuration_names(tmp_path: Path) -> None:
+    """What the fallback and the parent lookups read: -Dmaven.repo.local on Maven's command line
+    (.mvn/maven.config) beats MAVEN_OPTS, which beats the settings' <localRepository>."""
+    root = tmp_path / "ws"
+    (root / ".mvn").mkdir(parents=True)
+    assert local_repository(root, {}) == local_repository(None, {})     # ~/.m2: its settings, or repository
+    (root / ".mvn/settings.xml").write_text("<settings><localRepository>from-settings</localRepository></settings>")
+    (root / ".mvn/maven.config").write_text("-s .mvn/settings.xml\n")
+    assert local_repository(root, {}) == root / "from-settings"
+    assert local_repository(root, {"MAVEN_OPTS": "-Xmx1g -Dmaven.repo.local=/opt/r"}) == Path("/opt/r")
+    (root / ".mvn/maven.config").write_text("-s .mvn/settings.xml -Dmaven.repo.local=cli-repo\n")
+    assert local_repository(root, {"MAVEN_OPTS": "-Dmaven.repo.local=/opt/r"}) == root / "cli-repo"
+    # a workspace below the folder that holds .mvn takes that folder's configuration, as mvn does
+    (root / "sub").mkdir()
+    assert local_repository(root / "sub", {}) == root / "sub" / "cli-repo"

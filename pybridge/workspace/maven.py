@@ -35,8 +35,10 @@ that activate profiles, `-Dmaven.repo.local`, `-o`), `.mvn/jvm.config` and
 `.mvn/extensions.xml` apply to the throwaway reactor as they do when the user
 runs mvn, and relative paths in them resolve from the root as theirs do.
 Known gaps: only build extensions and `<extensions>true</extensions>` plugins
-are carried over from the real POMs, and a `.mvn/maven.config` that selects
-projects (`-pl`) or fails fast (`-ff`) applies to the throwaway reactor too.
+are carried over from the real POMs; a `.mvn/maven.config` that selects
+projects (`-pl`) or fails fast (`-ff`) applies to the throwaway reactor too;
+and a launcher that ignores MAVEN_BASEDIR (Maven 3's mvn script and the
+Maven wrapper honour it) would run the throwaway reactor without `.mvn`.
 Two resolutions must not share one state folder at the same time.
 """
 
