@@ -154,7 +154,7 @@ def profile(pid: str, activation: str, *deps: str) -> str:
 
 def write_workspace(root: Path, fab: Path) -> None:
     """root (pom: properties, dependencyManagement with a BOM import, junit for every module) ->
-    core, apps (pom) -> app and late, shadow, bom, profiled, mirrored; `.mvn/maven.config` sets a property and
+    core, apps (pom) -> app, late and peer, shadow, bom, profiled, mirrored; `.mvn/maven.config` sets a property and
     names `.mvn/settings.xml`, whose mirror serves `fabrepo` from the folder `fab`."""
     managed = ("<dependencyManagement><dependencies>"
                + dep("org.apache.commons:commons-lang3:${lang3.version}")
@@ -169,7 +169,7 @@ def write_workspace(root: Path, fab: Path) -> None:
     # core: commons-text (version managed) brings commons-lang3, whose version the parent manages
     write_pom(root / "core", "core", group=None, parent=parent, sources=both,
               deps=(dep("org.apache.commons:commons-text"),))
-    write_pom(root / "apps", "apps", group=None, parent=parent, packaging="pom", modules=("app", "late"),
+    write_pom(root / "apps", "apps", group=None, parent=parent, packaging="pom", modules=("app", "late", "peer"),
               properties={"hamcrest.version": "2.2"})
     # app: a grandchild; its sibling core brings core's dependencies; a property from its parent
     write_pom(root / "apps/app", "app", group=None, parent=f"{GROUP}:apps:1.0", sources=both,
@@ -178,6 +178,9 @@ def write_workspace(root: Path, fab: Path) -> None:
     # late: commons-lang3 declared for run time only, while its sibling core brings it for compiling
     write_pom(root / "apps/late", "late", group=None, parent=f"{GROUP}:apps:1.0", sources=both,
               deps=(dep(f"{GROUP}:core:1.0"), dep("org.apache.commons:commons-lang3", "runtime")))
+    # peer: its sibling core declared for tests only, while its sibling app brings core for compiling
+    write_pom(root / "apps/peer", "peer", group=None, parent=f"{GROUP}:apps:1.0", sources=both,
+              deps=(dep(f"{GROUP}:app:1.0"), dep(f"{GROUP}:core:1.0", "test")))
     # shadow: commons-lang3 declared for tests only, while commons-text (compile) brings it too
     write_pom(root / "shadow", "shadow", group=None, parent=parent, sources=both,
               deps=(dep("org.apache.commons:commons-text"), dep("org.apache.commons:commons-lang3", "test")))
@@ -233,6 +236,17 @@ def test_a_parent_chains_dependency_management_and_properties_and_a_siblings_dep
 def test_the_managed_version_wins_over_the_transitive_one_and_junit_is_inherited(workspace) -> None:
     app = names(paths(workspace["ours"][("apps/app", "test")]))
     assert "commons-lang3-3.17.0.jar" in app and "junit-4.13.2.jar" in app and "hamcrest-2.2.jar" in app
+
+
+@SCOPES
+def test_a_sibling_declared_for_tests_keeps_test_scope_although_another_sibling_brings_it(
+        workspace, scope: str) -> None:
+    assert_equal(workspace["maven"], workspace["ours"], "apps/peer", scope)
+    peer = workspace["ours"][("apps/peer", scope)]
+    if scope == "main":
+        assert peer.classpath == () and not any("core" in p.parts for p in peer.sourcepath)
+    else:
+        assert "commons-text-1.12.0.jar" in names(paths(peer))
 
 
 @SCOPES
