@@ -24,7 +24,7 @@ BUILD_CLASSPATH = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-
 def mavens_classpath(pom: Path, out: Path, *args: str) -> list[str]:
     """The test classpath (every scope) of one project, by `mvn dependency:build-classpath`, as file names."""
     run = subprocess.run(["mvn", "-B", "-q", "-o", "-f", str(pom), BUILD_CLASSPATH, f"-Dmdep.outputFile={out}",
-                          "-Dmdep.includeScope=test", *args], capture_output=True, text=True, timeout=300)
+                          "-DincludeScope=test", *args], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:]
     raw = out.read_text(encoding="utf-8").strip()
     return [Path(p).name for p in raw.split(":")] if raw else []

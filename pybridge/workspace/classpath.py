@@ -38,6 +38,7 @@ system library; `ClasspathResult.release` says which release to target
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -69,6 +70,7 @@ from .maven import (
     write_pom,
 )
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
+from .mvnconfig import local_repository
 from .nomaven import maven_needed
 from .pom import parse_xml
 
@@ -99,7 +101,7 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
         say("No module declares an external dependency (nor a profile, BOM, outside parent or extension "
             "that could add one): every classpath is empty, no Maven run needed")
         return _results(workspace, modules, {}, {}, {})
-    runner = MavenRunner(mvn_executable, env, timeout, state_root / "maven" / "logs")
+    runner = MavenRunner(mvn_executable, env, timeout, state_root / "maven" / "logs", project_dir=workspace.root)
     key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
     cache_file = state_root / "classpath-cache.json"
     cached = load_cache(cache_file, key) if use_cache else None
@@ -142,6 +144,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         shutil.rmtree(state)
     state.mkdir(parents=True)
     keys = [(m.id, s) for m in modules for s in m.scopes]
+    repo = local_repository(workspace.root, runner.env)    # Maven's, as the workspace configures it
     classpaths: dict[Key, list[Path]] = {}
     failures: dict[Key, str] = {}
     say("Reading the effective POMs with Maven")
@@ -150,7 +153,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
         for key in keys:
             wanted = flatten(key[0], deps_of, key[1])
-            classpaths[key] = local_jars(wanted)
+            classpaths[key] = local_jars(wanted, repo)
             problem = (eff_problem or "Maven did not produce the effective POMs").rstrip(".")
             failures[key] = (f"{problem}. The classpath holds "
                              "only the declared dependencies' own jars already in the local repository "
@@ -160,7 +163,7 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
         if m.id not in effs:
             deps_of = {x.id: list(x.dependencies) for x in workspace.modules}
             for s in m.scopes:
-                classpaths[(m.id, s)] = local_jars(flatten(m.id, deps_of, s))
+                classpaths[(m.id, s)] = local_jars(flatten(m.id, deps_of, s), repo)
                 failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
                                        "a profile that is not active? The classpath holds only the declared "
                                        "dependencies' own jars already in the local repository.")
@@ -171,12 +174,12 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
     if everything_failed:       # Maven itself failed (plugin unavailable, timeout): a second run would too
         deps_of = {mid: [d for d, _ in e.dependencies] for mid, e in effs.items()}
         for key, message in errors.items():
-            classpaths[key] = local_jars(flatten(key[0], deps_of, key[1]))
+            classpaths[key] = local_jars(flatten(key[0], deps_of, key[1]), repo)
             failures[key] = (f"{message.rstrip('.')}. The classpath holds only the dependencies' own jars "
                              "already in the local repository.")
     elif errors:
         say(f"Resolving the dependencies of {len({k[0] for k in errors})} modules one by one")
-        rebuilt, missing = fallback(runner, effs, sorted(errors), state, allow_online)
+        rebuilt, missing = fallback(runner, effs, sorted(errors), state, allow_online, repo)
         classpaths.update(rebuilt)
         for key, message in errors.items():
             gone = ", ".join(missing[key]) or "none of them alone"
@@ -235,14 +238,25 @@ def _lib(i: int) -> str:
 def _throwaway_deps(eff: EffectivePom, scopes: frozenset[str] | None, index: dict[str, int],
                     lib_only: bool = False) -> list[ET.Element]:
     """The effective dependencies for a throwaway POM: externals as they are,
-    siblings as pom-typed dependencies on their `-lib` throwaway."""
+    siblings as pom-typed dependencies on their `-lib` throwaway.
+
+    For a `-main` leaf (`scopes` given, not `lib_only`), the direct jar dependencies it leaves out
+    (test, runtime) are excluded from those it keeps: in Maven's resolution of the real module a
+    direct declaration wins its conflict and keeps its own scope, so the same artifact brought in
+    by a compile dependency stays off the compile classpath, and so does what it alone brings."""
+    shadow: tuple[tuple[str, str], ...] = ()
+    if scopes is not None and not lib_only:
+        shadow = tuple(dict.fromkeys(
+            (THROWAWAY_GROUP, _lib(index[d.ga])) if d.ga in index else (d.group_id, d.artifact_id)
+            for d, _ in eff.dependencies
+            if d.scope not in scopes and d.type == "jar" and not d.classifier and d.ga != eff.id))
     out: list[ET.Element] = []
     libs: dict[str, int] = {}
     for d, el in eff.dependencies:
         if (scopes is not None and d.scope not in scopes) or (lib_only and d.optional):
             continue
         if d.ga not in index:
-            out.append(el)
+            out.append(_excluding(el, shadow) if shadow else el)
             continue
         if d.ga == eff.id:
             continue
@@ -251,11 +265,26 @@ def _throwaway_deps(eff: EffectivePom, scopes: frozenset[str] | None, index: dic
             pos = libs[lib.artifact_id]
             if _width(d.scope) <= _width(out[pos].findtext("scope")):
                 continue
-            out[pos] = dependency_xml(lib)
+            out[pos] = dependency_xml(lib, extra_exclusions=shadow)
         else:
             libs[lib.artifact_id] = len(out)
-            out.append(dependency_xml(lib))
+            out.append(dependency_xml(lib, extra_exclusions=shadow))
     return out
+
+
+def _excluding(el: ET.Element, pairs: tuple[tuple[str, str], ...]) -> ET.Element:
+    """A copy of a `<dependency>` element with exclusions of `pairs` (groupId, artifactId) added."""
+    el = copy.deepcopy(el)
+    holder = el.find("exclusions")
+    if holder is None:
+        holder = ET.SubElement(el, "exclusions")
+    have = {(x.findtext("groupId"), x.findtext("artifactId")) for x in holder.findall("exclusion")}
+    for g, a in pairs:
+        if (g, a) not in have:
+            x = ET.SubElement(holder, "exclusion")
+            ET.SubElement(x, "groupId").text = g
+            ET.SubElement(x, "artifactId").text = a
+    return el
 
 
 def _width(scope: str | None) -> int:

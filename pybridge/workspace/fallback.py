@@ -29,7 +29,6 @@ from .maven import (
     write_pom,
 )
 from .model import MAIN_DEP_SCOPES, Dependency, excluded
-from .pom import local_repository
 
 Key = tuple[str, str]
 SCOPE_FILTER = {"main": MAIN_DEP_SCOPES, "test": None}
@@ -72,7 +71,7 @@ def flatten(mid: str, deps_of: Mapping[str, list[Dependency]], scope: str) -> li
 
 
 def fallback(runner: MavenRunner, effs: dict[str, EffectivePom], failed: list[Key], state: Path,
-              allow_online: bool) -> tuple[dict[Key, list[Path]], dict[Key, list[str]]]:
+              allow_online: bool, repo: Path) -> tuple[dict[Key, list[Path]], dict[Key, list[str]]]:
     """Rebuild failed classpaths from the dependencies that resolve on their own:
     one throwaway project per (module, external dependency), shared by its scopes."""
     reactor, outdir = state / "fallback", state / "fallback-out"
@@ -109,15 +108,14 @@ def fallback(runner: MavenRunner, effs: dict[str, EffectivePom], failed: list[Ke
             cp = read_classpath_file(outdir / f"{aid}-{scope}.cp", reactor)
             if cp is None:
                 missing[(mid, scope)].append(":".join(x for x in (d.group_id, d.artifact_id, d.version) if x))
-                cp = local_jars([d])
+                cp = local_jars([d], repo)
             entries += cp
         out[(mid, scope)] = dedupe(entries)
     return out, missing
 
 
-def local_jars(deps: list[Dependency]) -> list[Path]:
-    """The dependencies' own files already in the local repository (no transitive ones)."""
-    repo = local_repository()
+def local_jars(deps: list[Dependency], repo: Path) -> list[Path]:
+    """The dependencies' own files already in the local repository `repo` (no transitive ones)."""
     out = []
     for d in deps:
         if d.system_path and "${" not in d.system_path:

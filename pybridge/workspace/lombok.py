@@ -28,7 +28,6 @@ Choices where DESIGN is silent:
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -36,6 +35,7 @@ from pathlib import Path
 
 from .classpath import processing_limitations
 from .model import ClasspathResult, Limitation, Workspace
+from .mvnconfig import local_repository
 
 LOMBOK = "org.projectlombok:lombok"
 _JAR = re.compile(r"^lombok-(\d+(?:\.\d+)*)(?:[-.][\w.\-]*)?\.jar$")
@@ -62,19 +62,13 @@ def agents_for(classpaths: Mapping[Key, ClasspathResult]) -> list[Path]:
     return [max(jars, key=lambda j: (_version(j), str(j)))] if jars else []
 
 
-def local_repository() -> Path:
-    """Maven's default local repository (`maven.repo.local` in MAVEN_OPTS wins)."""
-    m = re.search(r"-Dmaven\.repo\.local=(\S+)", os.environ.get("MAVEN_OPTS", ""))
-    return Path(m.group(1)) if m else Path.home() / ".m2" / "repository"
-
-
 def agent_hint(workspace: Workspace) -> list[Path]:
     """A guess made before Maven runs: the declared Lombok version's jar in the local repository."""
     jars = set()
     for module in workspace.modules:
         for dep in module.dependencies:
             if dep.ga == LOMBOK and dep.version and "${" not in dep.version:
-                jar = local_repository() / "org" / "projectlombok" / "lombok" / dep.version / \
+                jar = local_repository(workspace.root) / "org" / "projectlombok" / "lombok" / dep.version / \
                     f"lombok-{dep.version}.jar"
                 if jar.is_file():
                     jars.add(jar)

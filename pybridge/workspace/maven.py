@@ -27,11 +27,19 @@ test-only artifact would otherwise also fail the main classpath. The run uses
 
 Plugin versions are pinned (maven-help-plugin 3.4.1, maven-dependency-plugin
 3.8.1; both need Maven 3.6.3+); offline, they must already be in the local
-repository. Known gaps: the throwaway reactor does not see the workspace's
-`.mvn/maven.config` / `.mvn/extensions.xml` (the effective-POM run does), and
-only build extensions and `<extensions>true</extensions>` plugins are carried
-over from the real POMs. Two resolutions must not share one state folder at
-the same time.
+repository. Every run, on the real POMs or on throwaway ones, starts in the
+workspace root with Maven's project base directory set to the one Maven
+itself takes for the workspace (`maven_basedir`, passed as MAVEN_BASEDIR to
+the mvn script): so `.mvn/maven.config` (`-s settings.xml`, `-D` properties
+that activate profiles, `-Dmaven.repo.local`, `-o`), `.mvn/jvm.config` and
+`.mvn/extensions.xml` apply to the throwaway reactor as they do when the user
+runs mvn, and relative paths in them resolve from the root as theirs do.
+Known gaps: only build extensions and `<extensions>true</extensions>` plugins
+are carried over from the real POMs; a `.mvn/maven.config` that selects
+projects (`-pl`) or fails fast (`-ff`) applies to the throwaway reactor too;
+and a launcher that ignores MAVEN_BASEDIR (Maven 3's mvn script and the
+Maven wrapper honour it) would run the throwaway reactor without `.mvn`.
+Two resolutions must not share one state folder at the same time.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import Dependency
+from .mvnconfig import maven_basedir
 from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml, text
 
 HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
@@ -115,6 +124,8 @@ class MavenRunner:
     timeout: float = 300.0
     log_dir: Path | None = None
     runs: list[MavenRun] = field(default_factory=list)
+    # The workspace root: every run starts there, with its Maven base directory (see the module doc).
+    project_dir: Path | None = None
 
     def find(self) -> str | None:
         env = dict(os.environ if self.env is None else self.env)
@@ -125,6 +136,7 @@ class MavenRunner:
         return shutil.which("mvn", path=env.get("PATH", ""))
 
     def run(self, name: str, args: list[str], cwd: Path, *, offline: bool) -> MavenRun:
+        """Run mvn with `args`, in `project_dir` when it is set (else in `cwd`)."""
         exe = self.find()
         cmd = [exe or self.executable or "mvn", "-B", "-ntp", "-Dstyle.color=never",
                *(["-o"] if offline else []), *args]
@@ -135,6 +147,9 @@ class MavenRunner:
             self.runs.append(run)
             return run
         env = dict(os.environ if self.env is None else self.env)
+        if self.project_dir is not None:
+            cwd = self.project_dir
+            env.setdefault("MAVEN_BASEDIR", str(maven_basedir(self.project_dir)))
         if not env.get("MAVEN_OPTS"):
             # Maven's runs here are short: C1 only and the serial collector made the two runs for
             # guava 1.3 s faster on 2 cores. A MAVEN_OPTS of the user's own is left as it is.
@@ -160,7 +175,8 @@ class MavenRunner:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             run.log = self.log_dir / f"{len(self.runs):02d}-{name}.log"
-            run.log.write_text(f"$ (cd {cwd} && {' '.join(cmd)})\n# exit {code}, {run.seconds:.1f} s\n{text_out}")
+            base = f"MAVEN_BASEDIR={env['MAVEN_BASEDIR']} " if env.get("MAVEN_BASEDIR") else ""
+            run.log.write_text(f"$ (cd {cwd} && {base}{' '.join(cmd)})\n# exit {code}, {run.seconds:.1f} s\n{text_out}")
         self.runs.append(run)
         return run
 

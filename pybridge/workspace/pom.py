@@ -192,20 +192,6 @@ def read_pom(path: Path) -> RawPom:
     return pom
 
 
-def local_repository() -> Path:
-    """The local Maven repository: settings' <localRepository> or ~/.m2/repository."""
-    home = Path.home()
-    settings = home / ".m2" / "settings.xml"
-    if settings.is_file():
-        try:
-            value = text(parse_xml(settings), "localRepository")
-        except PomError:
-            value = None
-        if value and "${" not in value:
-            return Path(value).expanduser()
-    return home / ".m2" / "repository"
-
-
 def dependency_from_xml(el: ET.Element, interp: Callable[[str], str] = lambda s: s) -> Dependency | None:
     """A Dependency from a `<dependency>` element; None when groupId/artifactId are missing."""
     def get(tag: str) -> str | None:
@@ -261,7 +247,8 @@ class PomReader:
                     return found
         if ref.group_id and ref.version and "${" not in ref.version:
             if self._repo is None:
-                self._repo = local_repository()
+                from .mvnconfig import local_repository  # it reads settings.xml with this module's parser
+                self._repo = local_repository(self.root)
             cand = (self._repo / ref.group_id.replace(".", "/") / ref.artifact_id / ref.version
                     / f"{ref.artifact_id}-{ref.version}.pom")
             if is_file(cand):
