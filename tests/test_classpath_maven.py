@@ -1,11 +1,7 @@
 """pybridge's classpaths equal Maven's: each case is resolved by `resolve_classpaths` (what `sync` runs)
 and by `mvn dependency:build-classpath` on a copy of the same tree, then compared per module and scope
-as ordered lists of jar paths.
-
-Maven's answer for a scope: `main` is `includeScope=compile` (compile, provided and system: what
-maven-compiler-plugin compiles main against), `test` is `includeScope=test` (every scope). Maven runs
-`compile` / `test-compile` in the same command so that its reactor resolves a sibling module to its
-output folder (MDEP-409); those folders are left out, since pybridge puts siblings on the sourcepath.
+as ordered lists of jar paths (the two sides: tests/maven_classpaths.py, which says what Maven's
+answer for a scope is).
 
 Cases: a parent chain with dependencyManagement and properties and a sibling dependency; a direct
 test or runtime dependency that a compile dependency also brings; a BOM import; profiles activated by JDK and by
@@ -28,82 +24,19 @@ from pathlib import Path
 import pytest
 
 from pybridge.sync.pipeline import sync
-from pybridge.workspace import ClasspathResult, load_workspace, resolve_classpaths
+from pybridge.workspace import load_workspace
 from pybridge.workspace.cache import cache_key
 from pybridge.workspace.mvnconfig import local_repository
 
+from .maven_classpaths import BUILD_CLASSPATH, assert_equal, mavens, names, ours, paths, used_maven
 from .test_workspace_model import GROUP, dep, write_pom
 
 pytestmark = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs mvn on PATH")
 
-BUILD_CLASSPATH = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
 HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
-MAVEN_SCOPE = {"main": ("compile", "compile"), "test": ("test-compile", "test")}   # phase, includeScope
 FAB_GROUP = "dev.pybridge.fabricated"
 FAB_LIB = f"{FAB_GROUP}:fab-lib"
 GHOST = "com.example.nonexistent:ghost-lib:9.9.9"
-Results = dict[tuple[str, str], ClasspathResult]
-
-
-# ---------------------------------------------------------------- the two sides
-
-def mavens(root: Path, *, offline: bool = False, scopes: tuple[str, ...] = ("main", "test"),
-           projects: str | None = None, phases: bool = True) -> dict[tuple[str, str], list[str] | None]:
-    """(module folder relative to root, scope) -> `mvn dependency:build-classpath`'s entries, None when
-    Maven wrote none (the module failed). Maven runs on a copy, so its target/ never reaches `root`.
-    `phases` False: no compile phase first (for a workspace without sibling dependencies)."""
-    copy = root.parent / f"{root.name}-maven"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(root, copy)
-    out: dict[tuple[str, str], list[str] | None] = {}
-    for scope in scopes:
-        phase, include = MAVEN_SCOPE[scope]
-        cmd = ["mvn", "-B", "-q", "-fn", *(["-o"] if offline else []), *(["-pl", projects] if projects else []),
-               *([phase] if phases else []), BUILD_CLASSPATH, f"-DincludeScope={include}",
-               f"-Dmdep.outputFile=pb-{scope}.cp"]
-        run = subprocess.run(cmd, cwd=copy, capture_output=True, text=True, timeout=300)
-        for pom in sorted(copy.rglob("pom.xml")):
-            if "target" in pom.relative_to(copy).parts:
-                continue
-            rel = str(pom.parent.relative_to(copy))
-            cp = pom.parent / f"pb-{scope}.cp"
-            if not cp.is_file():
-                out[(rel, scope)] = None
-                continue
-            raw = cp.read_text(encoding="utf-8").strip()
-            out[(rel, scope)] = [e for e in raw.split(":") if e and not Path(e).is_relative_to(copy)]
-        out[("", f"{scope}-output")] = [run.stdout[-3000:]]
-    return out
-
-
-def ours(root: Path, state: Path, **kw) -> tuple[dict[tuple[str, str], ClasspathResult], list[str]]:
-    """(module folder relative to root, scope) -> pybridge's result, and the progress messages."""
-    ws = load_workspace(root)
-    messages: list[str] = []
-    results = resolve_classpaths(ws, state, progress=messages.append, **kw)
-    rel = {m.id: str(m.root.relative_to(ws.root)) for m in ws.modules}
-    return {(rel[mid], scope): r for (mid, scope), r in results.items()}, messages
-
-
-def paths(result: ClasspathResult) -> list[str]:
-    return [str(p) for p in result.classpath]
-
-
-def names(entries: list[str] | None) -> list[str]:
-    return [Path(e).name for e in entries or []]
-
-
-def assert_equal(theirs: dict[tuple[str, str], list[str] | None], mine: dict[tuple[str, str], ClasspathResult],
-                 module: str, scope: str) -> None:
-    maven = theirs[(module, scope)]
-    assert maven is not None, f"Maven failed on {module}: {theirs[('', f'{scope}-output')]}"
-    result = mine[(module, scope)]
-    assert [lim.kind for lim in result.limitations if lim.kind == "classpath_unresolved"] == []
-    assert paths(result) == maven, f"{module} {scope}: pybridge {names(paths(result))} vs Maven {names(maven)}"
-
-
-def used_maven(messages: list[str]) -> bool:
-    return any("Reading the effective POMs" in m for m in messages)
 
 
 # ---------------------------------------------------------------- fabricated artifacts
@@ -440,3 +373,37 @@ def test_the_local_repository_is_the_one_the_workspaces_maven_configuration_name
     # a workspace below the folder that holds .mvn takes that folder's configuration, as mvn does
     (root / "sub").mkdir()
     assert local_repository(root / "sub", {}) == root / "sub" / "cli-repo"
+
+
+# ---------------------------------------------------------------- the samples
+
+# Every bundled sample that Maven resolves online: each (module, scope) pybridge resolves (a module with
+# main sources has a test scope too) -> a jar that must be on that classpath, so that equal does not mean
+# both empty (None: the sample has no dependency, both must be empty).
+# samples/broken is left out: it is broken on purpose, and its ghost-lib resolves nowhere, so Maven writes
+# no classpath to compare with (the `ghosted` case above checks what pybridge does then).
+SAMPLE_KEYS: dict[str, dict[tuple[str, str], str | None]] = {
+    "kitchen-sink": {(".", "main"): None, (".", "test"): None},
+    "lombok": {(".", "main"): "lombok-1.18.42.jar", (".", "test"): "slf4j-api-2.0.17.jar"},
+    "reactor": {("core", "main"): "commons-lang3-3.14.0.jar", ("core", "test"): "junit-4.13.2.jar",
+                ("service", "main"): "commons-lang3-3.14.0.jar", ("service", "test"): "commons-lang3-3.14.0.jar",
+                ("app", "main"): "commons-lang3-3.14.0.jar", ("app", "test"): "hamcrest-core-1.3.jar"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_KEYS))
+def test_a_samples_classpaths_equal_mavens(tmp_path: Path, samples: Path, name: str) -> None:
+    """The sample, copied; one mvn run per scope pybridge resolves, with the compile phases only when
+    a module depends on a sibling."""
+    root = tmp_path / name
+    shutil.copytree(samples / name, root, ignore=shutil.ignore_patterns("target"))
+    mine, _ = ours(root, tmp_path / "state")
+    expected = SAMPLE_KEYS[name]
+    assert set(mine) == set(expected)
+    scopes = tuple(s for s in ("main", "test") if any(scope == s for _, scope in mine))
+    siblings = any(m.sibling_deps for m in load_workspace(root).modules)
+    theirs = mavens(root, scopes=scopes, phases=siblings)
+    for (module, scope), jar in sorted(expected.items()):
+        assert_equal(theirs, mine, module, scope)
+        got = names(paths(mine[(module, scope)]))
+        assert jar in got if jar else got == []
