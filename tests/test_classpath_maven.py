@@ -8,7 +8,8 @@ test or runtime dependency that a compile dependency also brings; a BOM import; 
 a property given in `.mvn/maven.config`; a `settings.xml` named there whose mirror serves an artifact
 that exists only in a `file://` repository made here; offline mode on a private local repository;
 a dependency that does not exist (and a sync that still publishes); and the classpath cache, which a
-changed POM, settings file or profile-activating property must invalidate. Artifacts come from Maven
+changed POM, settings file or profile-activating property must invalidate; and the bundled samples
+(bench/classpath_equal.py does the same for the bench projects). Artifacts come from Maven
 Central (small ones), and the fabricated ones from the folders made here; the fabricated group is
 taken out of the local repository before and after, so only the mirror can have brought it.
 """
