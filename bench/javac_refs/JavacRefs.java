@@ -203,6 +203,8 @@ public final class JavacRefs {
             if (t instanceof JCTree.JCClassDecl) {
                 // pos is the keyword (class, interface, enum, record, @interface): the name follows it
                 pos = nextIdentifier(src, ((JCTree) t).pos, name);
+            } else if (t instanceof JCTree.JCVariableDecl) {
+                pos = varNamePos(unit, (JCTree.JCVariableDecl) t, src);
             } else if (t instanceof JCTree) {
                 pos = ((JCTree) t).pos;
             } else {
@@ -210,6 +212,14 @@ public final class JavacRefs {
             }
             if (pos < 0 || !src.regionMatches(pos, name, 0, name.length())) return -1;
             return pos;
+        }
+
+        /** An enum constant with annotations starts at its first annotation: its name follows them. */
+        private int varNamePos(CompilationUnitTree unit, JCTree.JCVariableDecl v, String src) {
+            String name = v.name.toString();
+            if (src.regionMatches(v.pos, name, 0, name.length())) return v.pos;
+            int from = v.mods == null ? v.pos : (int) positions.getEndPosition(unit, v.mods);
+            return from < 0 ? -1 : nextIdentifier(src, from, name);
         }
 
         private static int nextIdentifier(String src, int from, String name) {
@@ -465,8 +475,9 @@ public final class JavacRefs {
                 NewClassTree nc = (NewClassTree) node.getInitializer();
                 Symbol ctor = ((JCTree.JCNewClass) nc).constructor;
                 Symbol c = ctor == null ? null : normalize(ctor);
-                if (c != null) emit(((JCTree) node).pos, node.getName().toString(), c, "construction");
+                if (c != null) emit(varNamePos(cu, (JCTree.JCVariableDecl) node, text), node.getName().toString(), c, "construction");
                 skip.add(nc.getIdentifier());
+                scan(node.getModifiers(), v);
                 for (Tree a : nc.getArguments()) scan(a, v);
                 if (nc.getClassBody() != null) scan(nc.getClassBody(), v);
                 return null;
