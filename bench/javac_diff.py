@@ -234,27 +234,33 @@ def _example(key: Key, other: dict[Span, dict[str, set[str]]], texts: dict[str, 
 
 
 OBJECT_CLONE = "bin|java/lang/Object|clone|()"
+Alternatives = dict[Key, set[str]]
 
 
-def normalize(truth: dict[Key, set[str]], ours: dict[Key, set[str]]) -> Counter[str]:
+def javac_alternatives(refs: list[driver.Ref]) -> Alternatives:
+    """(token, javac's target) -> the other override-equivalent declarations of that method."""
+    return {(r.path, r.line, r.char, r.end_char, r.target): set(r.alternatives) for r in refs if r.alternatives}
+
+
+def normalize(truth: dict[Key, set[str]], ours: dict[Key, set[str]], alternatives: Alternatives) -> Counter[str]:
     """Rewrite javac's target where the two compilers name different, equally right declarations
     (counted per rule; bench/RESULTS.md explains each)."""
     spans = _index_spans(ours)
     applied: Counter[str] = Counter()
     for key in [k for k in truth if k not in ours]:
         target, there = key[4], spans.get(key[:4], {})
-        new = None
+        new, rule = None, ""
         if target == "bin|Array|clone|()":
             # JLS 10.7: an array type's clone() overrides Object's; javac binds the array's own member,
             # JDT Object.clone(), the declaration that exists
             new, rule = OBJECT_CLONE, "array clone() bound to Object.clone()"
-        elif target.startswith("bin|java/lang/Object|") and len(there) == 1:
-            # a public Object method called on an interface-typed receiver whose interface redeclares
-            # it (Annotation.hashCode()): javac binds Object's, JDT the interface's (override-equivalent)
-            (other,) = there
-            parts, oparts = target.split("|"), other.split("|")
-            if oparts[0] == "src" or (oparts[0] == "bin" and oparts[2:] == parts[2:]):
-                new, rule = other, "Object method on an interface receiver bound to the interface's redeclaration"
+        else:
+            same = [t for t in there if t in alternatives.get(key, ())]
+            if len(same) == 1:
+                # the method is inherited from several supertypes whose declarations are override-equivalent
+                # (List.size() and AbstractCollection.size() in ImmutableList); JLS 15.12.2.5 lets the
+                # compiler pick any when all are abstract, and javac and JDT pick differently
+                new, rule = same[0], "an override-equivalent declaration of the same inherited method"
         if new is not None and (*key[:4], new) not in truth:
             truth[(*key[:4], new)] = truth.pop(key)
             applied[rule] += 1
@@ -278,7 +284,7 @@ def run(root: Path, state: Path, jobs: list[str] | None = None, work: Path | Non
         say(f"  {name}: javac {len(refs)} references in {seconds:.1f} s ({log.splitlines()[-1] if log else ''})")
         truth = javac_refs(refs)
         ours = pybridge_refs(state, job["module"], job["scope"])
-        normalized = normalize(truth, ours)
+        normalized = normalize(truth, ours, javac_alternatives(refs))
         paths = {k[0] for k in truth} | {k[0] for k in ours}
         texts = {p: (root / p).read_text(encoding=job["encoding"], errors="replace").splitlines() for p in paths}
         results[name] = {"javac_log": log, "seconds": seconds, "normalized": dict(normalized),

@@ -83,7 +83,8 @@ public final class JavacRefs {
         long count = 0;
         try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(out), "UTF-8"))) {
             for (CompilationUnitTree cu : units) {
-                Scanner s = new Scanner(trees, cu, root, w);
+                Scanner s = new Scanner(trees, com.sun.tools.javac.code.Types.instance(
+                        ((com.sun.tools.javac.api.BasicJavacTask) task).getContext()), cu, root, w);
                 s.scan(cu, null);
                 count += s.count;
             }
@@ -105,6 +106,7 @@ public final class JavacRefs {
 
     static final class Scanner extends TreePathScanner<Void, Void> {
         private final Trees trees;
+        private final com.sun.tools.javac.code.Types types;
         private final CompilationUnitTree cu;
         private final Path root;
         private final Writer out;
@@ -116,8 +118,10 @@ public final class JavacRefs {
         private final Map<CompilationUnitTree, String[]> unitTexts = new IdentityHashMap<>();
         long count;
 
-        Scanner(Trees trees, CompilationUnitTree cu, Path root, Writer out) throws IOException {
+        Scanner(Trees trees, com.sun.tools.javac.code.Types types, CompilationUnitTree cu, Path root, Writer out)
+                throws IOException {
             this.trees = trees;
+            this.types = types;
             this.cu = cu;
             this.root = root;
             this.out = out;
@@ -136,6 +140,15 @@ public final class JavacRefs {
         // ------------------------------------------------------------ output
 
         private void emit(int start, String name, Symbol target, String kind) {
+            emit(start, name, target, kind, null);
+        }
+
+        /**
+         * {@code receiver}: for a method, the type it was looked up in; the other declarations of the
+         * same method that are override-equivalent as members of that type are listed after the name
+         * (comma-separated): JLS 15.12.2.5 lets a compiler name any of them when all are abstract.
+         */
+        private void emit(int start, String name, Symbol target, String kind, Type receiver) {
             if (start < 0 || target == null) return;
             if (!text.regionMatches(start, name, 0, name.length())) return;   // synthetic: no such token here
             if (start + name.length() < text.length() && Character.isJavaIdentifierPart(text.charAt(start + name.length()))) return;
@@ -145,11 +158,51 @@ public final class JavacRefs {
             long col = start - lines.getStartPosition(line);
             try {
                 out.write(path + "\t" + (line - 1) + "\t" + col + "\t" + (col + name.length()) + "\t" + kind + "\t" + id
-                        + "\t" + target.getSimpleName() + "\n");
+                        + "\t" + target.getSimpleName() + "\t" + alternatives(target, receiver) + "\n");
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             count++;
+        }
+
+        private String alternatives(Symbol m, Type receiver) {
+            if (receiver == null || !(m instanceof Symbol.MethodSymbol) || m.isConstructor()
+                    || !(receiver.tsym instanceof Symbol.ClassSymbol)) return "";
+            StringBuilder sb = new StringBuilder();
+            Type mt;
+            try {
+                mt = types.memberType(receiver, m);
+            } catch (RuntimeException e) {
+                return "";
+            }
+            Set<String> seen = new HashSet<>();
+            for (Type t : types.closure(receiver)) {
+                for (Symbol o : t.tsym.members().getSymbolsByName(m.name)) {
+                    if (o == m || o.kind != com.sun.tools.javac.code.Kinds.Kind.MTH || (o.flags() & Flags.STATIC) != (m.flags() & Flags.STATIC)) continue;
+                    try {
+                        if (!types.overrideEquivalent(mt, types.memberType(receiver, o))) continue;
+                    } catch (RuntimeException e) {
+                        continue;
+                    }
+                    String id = targetId(o);
+                    if (id != null && seen.add(id)) sb.append(sb.length() == 0 ? "" : ",").append(id);
+                }
+            }
+            return sb.toString();
+        }
+
+        /** The type a method named by {@code p}'s leaf was looked up in. */
+        private Type receiver(TreePath p, Symbol m) {
+            Tree t = p.getLeaf();
+            if (t instanceof JCTree.JCFieldAccess) return ((JCTree.JCFieldAccess) t).selected.type;
+            if (t instanceof JCTree.JCMemberReference) return ((JCTree.JCMemberReference) t).expr.type;
+            for (TreePath q = p; q != null; q = q.getParentPath()) {
+                if (q.getLeaf() instanceof JCTree.JCClassDecl) {
+                    Symbol.ClassSymbol c = ((JCTree.JCClassDecl) q.getLeaf()).sym;
+                    if (c != null && m.owner instanceof Symbol.TypeSymbol && c.isSubClass(m.owner, types)) return c.type;
+                }
+            }
+            return null;
         }
 
         // ------------------------------------------------------- targets
@@ -296,6 +349,12 @@ public final class JavacRefs {
                             && !owner.isAnonymous()) return null;
                     if (owner.isAnonymous()) return superConstructor(m);
                     if ((owner.flags() & Flags.ENUM) != 0 && (m.flags() & Flags.GENERATEDCONSTR) != 0) return null;
+                } else if ((m.flags() & Flags.HYPOTHETICAL) != 0) {
+                    // a signature-polymorphic call (MethodHandle.invokeExact): javac binds a method it
+                    // made for the call site's types; the declaration is the polymorphic one
+                    for (Symbol d : m.owner.members().getSymbolsByName(m.name)) {
+                        if ((d.flags() & Flags.SIGNATURE_POLYMORPHIC) != 0) return d;
+                    }
                 } else if ((m.flags() & Flags.GENERATED_MEMBER) != 0 && (m.owner.flags() & Flags.RECORD) != 0
                         && m.params().isEmpty()) {
                     Symbol f = recordField((Symbol.ClassSymbol) m.owner, m.name.toString());
@@ -399,7 +458,7 @@ public final class JavacRefs {
             if (s == null) return;
             String kind = kindOf(p, raw);
             if (kind == null) return;
-            emit(start, name, s, kind);
+            emit(start, name, s, kind, s.kind == com.sun.tools.javac.code.Kinds.Kind.MTH ? receiver(p, s) : null);
         }
 
         private int end(Tree t) {
@@ -441,7 +500,7 @@ public final class JavacRefs {
             int e = end(node);
             Symbol t = normalize(s);
             if (t != null && e > 0 && !(s.owner != null && s.owner.name.toString().equals("Array"))) {
-                emit(e - token.length(), token, t, "method_reference");
+                emit(e - token.length(), token, t, "method_reference", ctor ? null : receiver(getCurrentPath(), t));
             }
             return super.visitMemberReference(node, v);
         }

@@ -33,6 +33,7 @@ class Ref(NamedTuple):
     kind: str
     target: str   # src|path|line|char or bin|owner|member|params
     name: str
+    alternatives: tuple[str, ...] = ()   # other override-equivalent declarations of the same method
 
 
 def build(work: Path) -> Path:
@@ -62,6 +63,6 @@ def read(out: Path) -> list[Ref]:
     refs = []
     with out.open(encoding="utf-8") as f:
         for line in f:
-            p, ln, ch, end, kind, target, name = line.rstrip("\n").split("\t")
-            refs.append(Ref(p, int(ln), int(ch), int(end), kind, target, name))
+            p, ln, ch, end, kind, target, name, alts = line.rstrip("\n").split("\t")
+            refs.append(Ref(p, int(ln), int(ch), int(end), kind, target, name, tuple(alts.split(",")) if alts else ()))
     return refs
