@@ -152,7 +152,8 @@ def measure_certificates(full: Path, broken: Path, full_state: Path, broken_stat
                 continue
             certified += 1
             per_kind_certified[d.kind] += 1
-            found = {(x.path, x.span[0], x.span[1], x.span[3]) for x in r.references(d.symbol_id) if x.span[0] == x.span[2]}
+            found = {(x.path, x.span[0], x.span[1], x.span[3])
+                     for x in r.references(d.symbol_id) if x.span[0] == x.span[2]}
             missing = expected - found
             if missing:
                 false.append({"declaration": d.dotted, "kind": d.kind, "at": f"{d.path}:{d.name_span[0] + 1}",
@@ -182,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(state, ignore_errors=True)
                 t0 = time.perf_counter()
                 result = sync(root, state_dir=state, worker=worker)
-                print(f"  synced {root.name} in {time.perf_counter() - t0:.0f} s: "
-                      f"{[(m['module'], m['scope'], m['files'], m['bindingComplete']) for m in result.to_json()['modules']]}")
+                modules = [(m["module"], m["scope"], m["files"], m["bindingComplete"])
+                           for m in result.to_json()["modules"]]
+                print(f"  synced {root.name} in {time.perf_counter() - t0:.0f} s: {modules}")
     finally:
         worker.close()
     out = measure_certificates(full, broken, full_state, broken_state, work)

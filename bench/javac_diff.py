@@ -258,8 +258,9 @@ def normalize(truth: dict[Key, set[str]], ours: dict[Key, set[str]], alternative
             same = [t for t in there if t in alternatives.get(key, ())]
             if len(same) == 1:
                 # the method is inherited from several supertypes whose declarations are override-equivalent
-                # (List.size() and AbstractCollection.size() in ImmutableList); JLS 15.12.2.5 lets the
-                # compiler pick any when all are abstract, and javac and JDT pick differently
+                # and do not override one another (List.size() and AbstractCollection.size() in
+                # ImmutableList: JLS 15.12.2.5 lets the compiler pick any when all are abstract), or javac
+                # names Object's method where the receiver's interface redeclares it (Annotation.hashCode())
                 new, rule = same[0], "an override-equivalent declaration of the same inherited method"
         if new is not None and (*key[:4], new) not in truth:
             truth[(*key[:4], new)] = truth.pop(key)
@@ -268,8 +269,11 @@ def normalize(truth: dict[Key, set[str]], ours: dict[Key, set[str]], alternative
 
 
 def run(root: Path, state: Path, jobs: list[str] | None = None, work: Path | None = None,
-        examples: int = 12, say=print) -> dict:
-    """The differential for every (module, scope) job of a synced workspace (or the named ones)."""
+        examples: int = 12, say=print, running_jdk_api: bool = False) -> dict:
+    """The differential for every (module, scope) job of a synced workspace (or the named ones).
+
+    `running_jdk_api`: give javac `-source N -target N` instead of `--release N`, so that it binds
+    against the running JDK's class library, as pybridge's JDT does (see bench/RESULTS.md)."""
     root, state = root.resolve(), state.resolve()
     work = work or Path(tempfile.mkdtemp(prefix="javac-diff-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -278,6 +282,8 @@ def run(root: Path, state: Path, jobs: list[str] | None = None, work: Path | Non
         name = f"{job['module']}:{job['scope']}"
         if jobs and name not in jobs and job["scope"] not in jobs:
             continue
+        if running_jdk_api:
+            job = {**job, "release_flag": "source"}
         t0 = time.perf_counter()
         refs, log = driver.extract(job, root, work / f"{job['module'].replace(':', '_')}-{job['scope']}.tsv", work)
         seconds = time.perf_counter() - t0
@@ -316,8 +322,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="folder for the extractor's classes and output")
     ap.add_argument("--out", type=Path, help="write the full result (with examples) as JSON")
     ap.add_argument("--examples", type=int, default=12)
+    ap.add_argument("--running-jdk-api", action="store_true",
+                    help="javac with -source/-target instead of --release: the running JDK's library, as JDT")
     a = ap.parse_args(argv)
-    results = run(a.root, a.state, a.job, a.work, a.examples)
+    results = run(a.root, a.state, a.job, a.work, a.examples, running_jdk_api=a.running_jdk_api)
     print(table(results))
     for job, r in results.items():
         for rule, n in r["normalized"].items():

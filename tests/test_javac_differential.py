@@ -47,7 +47,8 @@ def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worke
 
 def test_a_pybridge_reference_javac_does_not_have_is_reported_as_an_extra():
     truth = {("A.java", 1, 2, 3, "src|A.java|0|6"): {"read"}}
-    ours = {("A.java", 1, 2, 3, "src|A.java|0|6"): {"write"}, ("A.java", 2, 2, 3, "bin|java/lang/String||"): {"type_use"}}
+    ours = {("A.java", 1, 2, 3, "src|A.java|0|6"): {"write"},
+            ("A.java", 2, 2, 3, "bin|java/lang/String||"): {"type_use"}}
     r = javac_diff.compare(truth, ours)
     assert r["kinds"]["read"]["recall"] == 1.0 and r["kinds"]["read"]["kind_agreement"] == 0.0
     assert r["kinds"]["type_use"]["precision"] == 0.0

@@ -145,8 +145,10 @@ public final class JavacRefs {
 
         /**
          * {@code receiver}: for a method, the type it was looked up in; the other declarations of the
-         * same method that are override-equivalent as members of that type are listed after the name
-         * (comma-separated): JLS 15.12.2.5 lets a compiler name any of them when all are abstract.
+         * same method that are override-equivalent as members of that type, and that the bound one does
+         * not override, are listed after the name (comma-separated): a compiler may name any of them
+         * (JLS 15.12.2.5 when all are abstract; javac names Object's method for an interface that
+         * redeclares it).
          */
         private void emit(int start, String name, Symbol target, String kind, Type receiver) {
             if (start < 0 || target == null) return;
@@ -179,6 +181,8 @@ public final class JavacRefs {
             for (Type t : types.closure(receiver)) {
                 for (Symbol o : t.tsym.members().getSymbolsByName(m.name)) {
                     if (o == m || o.kind != com.sun.tools.javac.code.Kinds.Kind.MTH || (o.flags() & Flags.STATIC) != (m.flags() & Flags.STATIC)) continue;
+                    // not a declaration the bound method's class overrides: naming that would be less precise
+                    if (m.owner != o.owner && m.owner.isSubClass(o.owner, types)) continue;
                     try {
                         if (!types.overrideEquivalent(mt, types.memberType(receiver, o))) continue;
                     } catch (RuntimeException e) {

@@ -19,7 +19,8 @@ from typing import NamedTuple
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "JavacRefs.java"
 JAVAC_PACKAGES = ("code", "tree", "util", "api", "comp")
-EXPORTS = [arg for p in JAVAC_PACKAGES for arg in ("--add-exports", f"jdk.compiler/com.sun.tools.javac.{p}=ALL-UNNAMED")]
+EXPORTS = [arg for p in JAVAC_PACKAGES
+           for arg in ("--add-exports", f"jdk.compiler/com.sun.tools.javac.{p}=ALL-UNNAMED")]
 
 sys.path.insert(0, str(HERE.parent))
 import measure  # noqa: E402 - bench/ is not a package
