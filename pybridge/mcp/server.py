@@ -26,6 +26,7 @@ from mcp import types
 from mcp.server.lowlevel import Server
 
 from pybridge import __version__
+from pybridge.mcp.gcpace import PACER
 from pybridge.mcp.schemas import input_schema, output_schema
 from pybridge.query import CONVENTIONS, TOOLS
 
@@ -138,7 +139,8 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
         # Most answers take a millisecond or two: they run here, on the event loop, with no thread
         # hop (which cost more than the query, and under HTTP load let dozens of threads fight over
         # the GIL). A sync, or an exact tool that must wait for the live index, runs in a thread.
-        now = answer_now(facade, known, name, arguments)
+        with PACER.call():
+            now = answer_now(facade, known, name, arguments)
         if now is not None:
             return now
         progress = None
@@ -150,7 +152,8 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
                 except Exception:  # noqa: BLE001 - progress is best effort; the sync goes on
                     pass
         try:
-            answer = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
+            with PACER.call():
+                answer = await anyio.to_thread.run_sync(facade.call, name, arguments, progress)
         except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
             answer = _internal(name, exc)
         return as_result(*answer)

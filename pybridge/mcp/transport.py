@@ -35,7 +35,6 @@ StreamableHTTPSessionManager, behind one guard (see `Guard`):
 from __future__ import annotations
 
 import contextlib
-import gc
 import hmac
 import ipaddress
 import json
@@ -52,6 +51,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from pybridge.mcp.gcpace import PACER
 from pybridge.mcp.server import answer_now, build_server
 
 if TYPE_CHECKING:
@@ -204,19 +204,17 @@ async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | N
                     stdout: BinaryIO | None = None) -> None:
     """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes."""
     server = build_server(facade, names)
-    freeze_startup_objects()
-    with contextlib.ExitStack() as stack:
-        if stdin is None or stdout is None:
-            stdin, stdout = stack.enter_context(_claim_stdio())
-        await _serve_stdio(server, stdin, stdout)
-
-
-def freeze_startup_objects() -> None:
-    """Move every object alive at start (modules, classes, schemas: a few hundred thousand) out of the
-    cyclic GC's reach. A full collection then walks only what serving allocated, so its pause, which
-    lands on some query's answer, is a few milliseconds instead of tens."""
-    gc.collect()
-    gc.freeze()
+    PACER.start()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(PACER.run)
+            with contextlib.ExitStack() as stack:
+                if stdin is None or stdout is None:
+                    stdin, stdout = stack.enter_context(_claim_stdio())
+                await _serve_stdio(server, stdin, stdout)
+            tg.cancel_scope.cancel()
+    finally:
+        PACER.stop()
 
 
 async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -483,7 +481,8 @@ class FastCalls:
         if not isinstance(name, str) or not set(params) <= {"name", "arguments"} \
                 or not (arguments is None or isinstance(arguments, dict)) or _lone_surrogate(raw) is not None:
             return None
-        result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
+        with PACER.call():
+            result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
         if result is None:
             return None
         from mcp_types import methods
@@ -537,14 +536,21 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     guard = guard or Guard.for_bind(host)
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
-    freeze_startup_objects()
+    PACER.start()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
+            async def serve() -> None:
+                try:
+                    await server.serve()
+                finally:
+                    tg.cancel_scope.cancel()        # the pacer's loop ends with the server
+
+            tg.start_soon(PACER.run)
+            tg.start_soon(serve)
             while not server.started:
                 if server.should_exit:
                     return
