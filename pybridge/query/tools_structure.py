@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
-from pybridge.store import DeclRow, RefRow, SymbolInfo
+from pybridge.store import CallSite, DeclRow, SymbolInfo
 from pybridge.store import structure as sq
 
 from .coverage import coverage
@@ -527,8 +527,7 @@ def call_graph(call: Call, a: CallGraphArgs) -> CallGraphResult:
                     cycle = _ancestor(parent, src, other)
                 caller, callee = (other, src) if a.direction == "in" else (src, other)
                 edge = Edge.model_validate({"from": ids[caller], "to": ids[callee], "kind": row.kind,
-                                            "path": row.path, "line": row.span.start_line + 1,
-                                            "column": row.span.start_char + 1})
+                                            "path": row.path, "line": row.line + 1, "column": row.col + 1})
                 if through is not None:
                     if through not in ids:
                         ids[through] = len(order)
@@ -587,7 +586,7 @@ def _ancestor(parent: dict[int, int], start: int, target: int) -> bool:
 
 
 def _callers(v: View, frontier: list[int], scope: str | None,
-             cap: int) -> list[tuple[int, int, RefRow, int | None]]:
+             cap: int) -> list[tuple[int, int, CallSite, int | None]]:
     """(frontier node, caller, call site, overridden method named at the site or None)."""
     via: dict[int, list[tuple[int, int | None]]] = {}
     ups = _overridden_all(v, frontier)
@@ -595,7 +594,7 @@ def _callers(v: View, frontier: list[int], scope: str | None,
         via.setdefault(sid, []).append((sid, None))
         for up in ups[sid]:
             via.setdefault(up, []).append((sid, up))
-    rows = v.r.references(sorted(via), kinds=CALL_KINDS, scope=scope, limit=cap)
+    rows = v.r.call_sites(sorted(via), by="target", scope=scope, limit=cap)
     out = []
     for row in rows:
         if row.container_id is None or row.flags & NOT_A_CALL:
@@ -606,8 +605,8 @@ def _callers(v: View, frontier: list[int], scope: str | None,
 
 
 def _callees(v: View, frontier: list[int], scope: str | None,
-             cap: int) -> list[tuple[int, int, RefRow, int | None]]:
-    rows = [r for r in v.r.calls_from(frontier, limit=cap) if not r.flags & NOT_A_CALL]
+             cap: int) -> list[tuple[int, int, CallSite, int | None]]:
+    rows = [r for r in v.r.call_sites(frontier, by="container", limit=cap) if not r.flags & NOT_A_CALL]
     if scope is not None:
         decls = v.first_decls({r.target_id for r in rows})
         rows = [r for r in rows if (d := decls.get(r.target_id)) is None or d.scope == scope]

@@ -87,6 +87,7 @@ from .gc import Collected
 from .reader import Reader
 from .rows import (
     BlockedRow,
+    CallSite,
     DeclRow,
     FileInfo,
     GenerationInfo,
@@ -101,7 +102,7 @@ from .staging import Staging
 from .store import DEFAULT_KEEP, Store
 
 __all__ = [
-    "BlockedRow", "CALL_KINDS", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
+    "BlockedRow", "CALL_KINDS", "CallSite", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
     "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store",
     "SymbolInfo",
 ]

@@ -23,6 +23,7 @@ from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, 
 
 from .rows import (
     BlockedRow,
+    CallSite,
     DeclRow,
     FileInfo,
     GenerationInfo,
@@ -418,6 +419,22 @@ class Reader:
         q.within("r.container_id", _ids(symbol))
         q.where.append(f"r.kind IN {CALL_KIND_SQL}")  # verbatim: the partial index's term
         return self._ref_page(q, module, scope, after, limit)
+
+    def call_sites(self, symbol: SymbolArg, *, by: str, scope: str | None = None,
+                   limit: int | None = None) -> list[CallSite]:
+        """The call sites (invocation, construction, method_reference) to the symbol(s) (`by`
+        "target") or in them (`by` "container"), in the order and with the limit of `references`
+        / `calls_from`, without the binding keys and ends a call graph does not read."""
+        q = self._query()
+        q.within("r.target_id" if by == "target" else "r.container_id", _ids(symbol))
+        q.where.append(f"r.kind IN {CALL_KIND_SQL}")  # verbatim: the partial index's term
+        q.equal("f.scope", scope)
+        sql = ("SELECT f.path, r.line, r.col, r.kind, r.flags, r.target_id, r.container_id FROM refs r"
+               + _IN_GENERATION.format(t="r") + f" WHERE {q.sql()}" + _REF_ORDER
+               + f" LIMIT {q.param(_limit(limit))}")
+        kinds = REF_KINDS
+        return [CallSite(p, line, col, kinds[k], flags, target, container)
+                for p, line, col, k, flags, target, container in self._rows(sql, q.params)]
 
     def _ref_page(self, q: _Query, module: str | None, scope: str | None,
                   after: Sequence[object] | None, limit: int | None) -> list[RefRow]:

@@ -97,6 +97,17 @@ class RefRow(NamedTuple):
     sort_key: tuple[str, int, int, int, int]
 
 
+class CallSite(NamedTuple):
+    """A call site as a call graph reads it (`Reader.call_sites`): no binding keys, no end."""
+    path: str
+    line: int
+    col: int
+    kind: str
+    flags: int
+    target_id: int
+    container_id: int | None
+
+
 class RelationRow(NamedTuple):
     kind: str
     from_id: int
