@@ -25,7 +25,8 @@ from pybridge.facts import utf16_len
 from .errors import invalid, show
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_CACHE_FILES = 64
+_CACHE_FILES = 2048
+_CACHE_BYTES = 48 * 2**20   # source bytes kept at most (the lines take about twice that in memory)
 MAX_CONTEXT = 1000   # characters of a source line shown as context
 
 
@@ -73,6 +74,7 @@ class Sources:
         self.root = root
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+        self._bytes = 0        # the file sizes of what the cache holds
         self._real: dict[str, Path] = {}
 
     def lines(self, rel: str, encoding: str = "UTF-8") -> list[str] | None:
@@ -112,10 +114,14 @@ class Sources:
             text = text[1:]
         lines = _LINE_BREAK.split(text)
         with self._lock:
+            old = self._cache.pop(rel, None)
+            if old is not None:
+                self._bytes -= old[0][0]
             self._cache[rel] = (stamp, lines)
-            self._cache.move_to_end(rel)
-            while len(self._cache) > _CACHE_FILES:
-                self._cache.popitem(last=False)
+            self._bytes += stamp[0]
+            while len(self._cache) > _CACHE_FILES or (self._bytes > _CACHE_BYTES and len(self._cache) > 1):
+                _rel, ((size, _mtime), _lines) = self._cache.popitem(last=False)
+                self._bytes -= size
         return lines
 
     def line(self, rel: str, line: int, encoding: str = "UTF-8") -> str | None:
