@@ -536,7 +536,7 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     guard = guard or Guard.for_bind(host)
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
-    PACER.start()
+    PACER.start(pace=False)      # freeze only: see pybridge.mcp.gcpace
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
