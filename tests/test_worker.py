@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,30 @@ def test_streamed_chunks_carry_exactly_the_facts_of_one_whole_batch(worker, tmp_
     assert streamed.keys() == whole.keys()
     assert all(streamed[p].references == whole[p].references and
                streamed[p].declarations == whole[p].declarations for p in whole)
+
+
+def test_a_slow_store_gets_every_chunk_in_order_while_the_jvm_indexes_ahead(worker, tmp_path):
+    # Storing overlaps indexing: while on_files holds a chunk, the JVM indexes on into its bounded
+    # queue (BatchStreamTest pins that), the child ships and a parent thread drains the pipe.
+    # Whatever was read ahead reaches on_files in order, each file once; progress only grows.
+    src = _generated_module(tmp_path, 96)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    events: list[tuple[str, int]] = []
+
+    def slow_store(chunk) -> None:
+        if len(events) < 6:
+            time.sleep(0.5)
+        events.append(("chunk", len(chunk)))
+        seen.extend(f.path for f in chunk)
+
+    seen: list[str] = []
+    result = worker.index(request, progress=lambda done, total: events.append(("progress", done)),
+                          on_files=slow_store, chunk_files=8)
+    assert result.files == []
+    assert [n for kind, n in events if kind == "chunk"] == [8] * 12
+    assert sorted(seen) == sorted(str(p) for p in java_files(src)) and len(set(seen)) == 96
+    done = [n for kind, n in events if kind == "progress"]
+    assert done == sorted(done) and done[-1] == 96
 
 
 def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):

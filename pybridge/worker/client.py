@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import queue
 import signal
 import subprocess
 import sys
@@ -42,6 +44,11 @@ from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
 from pybridge.worker import protocol
 from pybridge.worker.decode import decode
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
 
 DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
 """Default -Xmx: guava-sized modules index within 2 GB of heap; 3g leaves headroom on a 24 GB machine."""
@@ -62,6 +69,76 @@ def _agent_paths(agents: Sequence[str | Path]) -> tuple[str, ...]:
 def _first_lines(text: str, limit: int = 600) -> str:
     flat = " ".join(line.strip() for line in text.splitlines() if line.strip())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _widen_pipe(stream: IO[bytes] | None, size: int = 1 << 20) -> None:
+    """Ask Linux for a 1 MiB pipe from the child (64 KiB by default), so that a chunk crosses in
+    a few reads instead of hundreds, each waiting for the GIL. Best effort: elsewhere, or above
+    the system's pipe-max-size, the pipe stays as it is."""
+    setsz = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if stream is None or setsz is None:
+        return
+    try:
+        fcntl.fcntl(stream.fileno(), setsz, size)
+    except OSError:
+        pass
+
+
+class _Pump:
+    """Reads one request's messages from the child on a thread of its own, so that the pipe is
+    drained (and the child keeps shipping while its JVM keeps indexing) while the caller's thread
+    stores the previous chunk; a thread blocked in `read` holds no GIL. At most `depth` messages
+    wait here; beyond that the pipe, then the child's bounded queue, hold the JVM back.
+
+    The thread ends after the request's last message ("result" or "error") or at end of stream;
+    `get` returns None at end of stream and `TIMED_OUT` when nothing came in time."""
+
+    TIMED_OUT: Any = object()
+    _END: Any = object()
+
+    def __init__(self, proc: subprocess.Popen[bytes], depth: int = 8) -> None:
+        assert proc.stdout is not None
+        self._stream = proc.stdout
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stopping = threading.Event()
+        self._done = False       # the request's last message (or the end of stream) was taken
+        self._thread = threading.Thread(target=self._run, name="pybridge-worker-pipe", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                message = protocol.receive(self._stream)
+            except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+                message = None       # the pipe was closed under us (the child was dropped)
+            if not self._put(message) or message is None or message[0] in ("result", "error"):
+                return
+
+    def _put(self, message: Any) -> bool:
+        while not self._stopping.is_set():
+            try:
+                self._queue.put(message, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def get(self, timeout: float | None) -> Any:
+        try:
+            message = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return self.TIMED_OUT
+        if message is None or message[0] in ("result", "error"):
+            self._done = True
+        return message
+
+    def finished(self) -> bool:
+        return self._done
+
+    def stop(self) -> None:
+        """Stop reading (the child was killed or its request is over) and wait for the thread."""
+        self._stopping.set()
+        self._thread.join(timeout=30)
 
 
 def jars_dir() -> Path:
@@ -202,6 +279,7 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
             start_new_session=True,
         )
+        _widen_pipe(self._proc.stdout)
         message = self._receive(self.start_timeout, during="start")
         if not message or message[0] != "ready":
             raise self._died("start")
@@ -280,47 +358,63 @@ class Worker:
         """Indexes one module and scope. Raises `WorkerError` when the child fails.
 
         With `on_files`, the child streams the facts in chunks of `chunk_files`
-        files and each chunk goes to `on_files` as soon as it arrives, while the
-        JVM indexes the next: storing overlaps indexing. The result then holds
-        no files.
+        files and each chunk goes to `on_files` (on this thread) as soon as it
+        arrives. Storing overlaps indexing: the JVM indexes the next chunks into a
+        bounded queue while the child ships the previous ones, and a thread of this
+        process reads the pipe meanwhile (see `_Pump`). The result then holds no files.
         """
         t0 = time.perf_counter()
         self.start()
         ask = request.as_message()
         if on_files is not None:
             ask["chunk_files"] = max(int(chunk_files), 1)
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None, "start() left a running child"
         try:
             protocol.send(self._stdin(), ("index", ask))
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            message = self._receive(remaining, during="request")
-            if message is None:
-                raise self._died("request")
-            if message[0] == "progress":
-                if progress:
-                    progress(message[1], message[2])
-                continue
-            if message[0] == "error":
-                raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
-            if message[0] == "chunk":
-                assert on_files is not None, "the child streams chunks only when on_files asked for them"
-                try:
-                    on_files(decode(message[1]))
-                except BaseException:
-                    # The rest of this request's chunks are still coming: drop the child, not the protocol.
-                    self.kill()
+        pump = _Pump(proc)
+        try:
+            while True:
+                remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                message = pump.get(remaining)
+                if message is _Pump.TIMED_OUT:
+                    self._timeout_kill(proc)
+                    pump.stop()
                     self._reap()
-                    raise
-                continue
-            if message[0] == "result":
-                payload = message[1]
-                files = [] if payload.get("streamed") else decode(payload)
-                return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
-                                   time.perf_counter() - t0)
-            raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
+                    raise WorkerError(
+                        f"The indexer worker took longer than {timeout:.0f} s during request and was stopped. "
+                        "Raise the time limit or index fewer files at once.", cause="timeout")
+                if message is None:
+                    pump.stop()
+                    raise self._died("request")
+                if message[0] == "progress":
+                    if progress:
+                        progress(message[1], message[2])
+                    continue
+                if message[0] == "error":
+                    raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
+                if message[0] == "chunk":
+                    assert on_files is not None, "the child streams chunks only when on_files asked for them"
+                    on_files(decode(message[1]))
+                    continue
+                if message[0] == "result":
+                    payload = message[1]
+                    files = [] if payload.get("streamed") else decode(payload)
+                    return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
+                                       time.perf_counter() - t0)
+                raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
+        except BaseException:
+            if not pump.finished():
+                # The rest of this request's messages are still coming: drop the child, not the protocol.
+                self.kill()
+                pump.stop()
+                self._reap()
+            raise
+        finally:
+            pump.stop()
 
     def _receive(self, timeout: float | None, during: str) -> Any | None:
         """The child's next message (a tuple), or None when it is gone."""
