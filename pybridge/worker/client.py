@@ -60,6 +60,19 @@ INDEXER_VERSION = "3"
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 
 
+def _initial_heap(heap: str, cap_mb: int = 1024) -> list[str]:
+    """-Xms for a -Xmx of `heap` (a JVM size such as 3g, 512m or 1073741824): the smaller of the two
+    and `cap_mb`. A size it cannot read gets no -Xms (the JVM's default; -Xmx is still passed)."""
+    units = {"": 1 / 2**20, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+    text = heap.strip().lower()
+    unit = text[-1] if text and text[-1].isalpha() else ""
+    try:
+        mb = float(text[:-1] if unit else text) * units[unit]
+    except (KeyError, ValueError):
+        return []
+    return [f"-Xms{max(int(min(mb, cap_mb)), 8)}m"]
+
+
 def _agent_paths(agents: Sequence[str | Path]) -> tuple[str, ...]:
     """Absolute agent jar paths, in order, each once. `-javaagent:PATH=OPTIONS` splits at the
     first `=`, so a path holding one cannot be passed; it is kept and fails to load (named)."""
@@ -268,7 +281,12 @@ class Worker:
             # C1 only: on 2 cores C2's compile threads compete with the indexer; measured on
             # commons-lang3 (bench/indexer_vs_ecj.py) a cold request took 3.4 s instead of 6.2 s
             # and warm requests were faster too.
-            "jvm_args": [f"-Xmx{self.heap}", "-Xss8m", "-XX:+ExitOnOutOfMemoryError",
+            # DisableExplicitGC: JPype calls System.gc() from Python's GC callback whenever the
+            # child's malloc'd memory grew (each shipped chunk does): a full GC each time, up to a
+            # second or more per sync. -Xms: the default initial heap (1/64 of RAM) filled its
+            # old generation on commons-lang3 and cost a full GC; starting at up to 1 GB avoids it.
+            "jvm_args": [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
+                         "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
                          "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
                          *self.extra_jvm_args, *(f"-javaagent:{a}" for a in agents)],
         }
