@@ -76,7 +76,7 @@ class WarmWorker(Worker):
             self.changed.notify_all()
 
     def index(self, request: IndexRequest, progress: Progress | None = None, timeout: float | None = None,
-              on_files: Any = None, chunk_files: int = 64) -> IndexResult:
+              on_files: Any = None, chunk_files: int = 32) -> IndexResult:
         with self.changed:
             self.last_used = time.monotonic()
             try:

@@ -105,15 +105,20 @@ class _Starter(threading.Thread):
         self.worker = worker
         self.warm = warm
         self.error: BaseException | None = None
+        self.timings: dict[str, float] = {}     # jvm_start, warmup: seconds (for the sync's timings)
         # Set once the classpaths are known: a warm-up only pays while it overlaps Maven, so a
         # resolution that needed no Maven run (or a cached one) finds the JVM started, not warming.
         self.resolved = threading.Event()
 
     def run(self) -> None:
         try:
+            t = time.perf_counter()
             self.worker.start()
+            self.timings["jvm_start"] = time.perf_counter() - t
             if self.warm and not self.resolved.is_set():
+                t = time.perf_counter()
                 self.worker.warmup()
+                self.timings["warmup"] = time.perf_counter() - t
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 
@@ -238,12 +243,19 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
         classpaths = resolve_classpaths(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
                                         progress=maven_progress)
     finally:
+        resolved = time.perf_counter()
         if starter is not None:
             starter.resolved.set()
             starter.join()    # never close the worker while its start is under way
+    # `maven`: until both the classpaths and the JVM are ready; `classpaths`: resolution alone
+    # (Maven's runs, or none), `jvm_wait`: what the JVM's start and warm-up added after it.
     run.timings["maven"] = time.perf_counter() - t
-    if starter is not None and starter.error is not None:
-        raise starter.error
+    run.timings["classpaths"] = resolved - t
+    run.timings["jvm_wait"] = time.perf_counter() - resolved
+    if starter is not None:
+        run.timings.update(starter.timings)
+        if starter.error is not None:
+            raise starter.error
     for cp in classpaths.values():
         snapshots.add_classpath(snap, cp.classpath)
     return classpaths
@@ -392,13 +404,17 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
             _spent[0] += time.perf_counter() - ts
 
         run.say({"phase": "index", "module": job[0], "scope": job[1], "done": done_before, "total": total})
-        worker.index(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
-                                  classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                                  encoding=module.encoding), progress=index_progress, on_files=stage_files)
+        result = worker.index(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
+                                           classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                                           encoding=module.encoding), progress=index_progress,
+                              on_files=stage_files)
         staged.reindexed += len(paths)
         done_before += len(paths)
+        # `index`: this thread waiting for the JVM's facts; `stage`: storing them (the two overlap with the
+        # JVM's work, so `jvm`, the JVM's own time, is about index + stage when staging keeps up).
         run.timings["index"] = run.timings.get("index", 0.0) + time.perf_counter() - t - stage_time[0]
         run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
+        run.timings["jvm"] = run.timings.get("jvm", 0.0) + result.elapsed_ms / 1000
     return signatures, edges
 
 

@@ -372,7 +372,7 @@ class Worker:
     def index(self, request: IndexRequest, progress: Progress | None = None,
               timeout: float | None = None,
               on_files: Callable[[list[FileFacts]], None] | None = None,
-              chunk_files: int = 64) -> IndexResult:
+              chunk_files: int = 32) -> IndexResult:
         """Indexes one module and scope. Raises `WorkerError` when the child fails.
 
         With `on_files`, the child streams the facts in chunks of `chunk_files`
