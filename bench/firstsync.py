@@ -33,6 +33,21 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- firstsync:begin -->", "<!-- firstsync:end -->"
 
 
+# The same bench on main at b136abf (before issue 12 part 2: indexing and staging alternated),
+# `.venv/bin/python bench/firstsync.py`, Linux 2 cores, the "after" rows of that run.
+BASELINE = {
+    "command": "bench/firstsync.py (main at b136abf, before issue 12 part 2; a quiet machine, load not recorded)",
+    "workspaces": {
+        "commons-lang3": {"ecj_s": 14.61, "sync_s": 20.23, "timings": {
+            "fingerprint": 0.16, "maven": 5.51, "index": 7.14, "stage": 7.32, "publish": 0.03}},
+        "guava": {"ecj_s": 31.76, "sync_s": 29.25, "timings": {
+            "fingerprint": 0.13, "maven": 7.20, "index": 8.34, "stage": 13.44, "publish": 0.01}},
+        "commons-collections4": {"ecj_s": 11.83, "sync_s": 14.93, "timings": {
+            "fingerprint": 0.06, "maven": 0.99, "index": 8.59, "stage": 5.16, "publish": 0.09}},
+    },
+}
+
+
 def say(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
@@ -78,6 +93,15 @@ def report(res: dict) -> str:
         phases = ", ".join(f"{k} {v:.2f}" for k, v in w["after_timings"].items())
         lines.append(f"| {name} | {ecj:.2f} | {w['before_s']:.2f} | {w['before_s'] / ecj:.2f} | "
                      f"{w['after_s']:.2f} | {w['after_s'] / ecj:.2f} | {phases} |")
+    lines += ["", "Phases: `maven` is the time until both the classpaths and the worker JVM are ready "
+              "(`classpaths`: resolution alone; `jvm_wait`: what the JVM's start and warm-up added after it); "
+              "`index` is the sync's thread waiting for facts, `stage` storing them, and `jvm` the JVM's own "
+              "indexing time, which index and stage now overlap.", "",
+              f"Before (baseline): `{BASELINE['command']}`; ratios within that run.", "",
+              "| workspace | ecj s | sync s | x ecj | phases (s) |", "| --- | --- | --- | --- | --- |"]
+    for name, b in BASELINE["workspaces"].items():
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in b["timings"].items())
+        lines.append(f"| {name} | {b['ecj_s']:.2f} | {b['sync_s']:.2f} | {b['sync_s'] / b['ecj_s']:.2f} | {phases} |")
     lines += ["", END]
     return "\n".join(lines)
 
