@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.errors import WorkerError
-from pybridge.worker import IndexRequest, Worker
+from pybridge.worker import IndexRequest, IndexTask, Worker
 from tests.indexing import java_files
 
 
@@ -134,6 +134,43 @@ def test_a_slow_store_gets_every_chunk_in_order_while_the_jvm_indexes_ahead(work
     assert sorted(seen) == sorted(str(p) for p in java_files(src)) and len(set(seen)) == 96
     done = [n for kind, n in events if kind == "progress"]
     assert done == sorted(done) and done[-1] == 96
+
+
+def test_index_all_answers_each_request_in_order_and_sends_the_next_while_the_last_chunks_are_stored(
+        worker, tmp_path):
+    a, b = _generated_module(tmp_path / "a", 40), _generated_module(tmp_path / "b", 20)
+    got: dict[str, list[str]] = {"a": [], "b": []}
+
+    def store(name):
+        def on_files(chunk):
+            if name == "a" and len(got["a"]) >= 32:
+                time.sleep(1)          # the last chunk of "a": "b" is already being indexed meanwhile
+            got[name].extend(f.path for f in chunk)
+        return on_files
+
+    results = worker.index_all([IndexTask(IndexRequest(files=java_files(a), sourcepath=[str(a)]), None, store("a")),
+                                IndexTask(IndexRequest(files=java_files(b), sourcepath=[str(b)]), None, store("b"))],
+                               chunk_files=16)
+    assert len(results) == 2 and all(r.files == [] for r in results)
+    assert sorted(got["a"]) == sorted(str(p) for p in java_files(a))
+    assert sorted(got["b"]) == sorted(str(p) for p in java_files(b))
+    assert len(worker.index(IndexRequest(files=java_files(b), sourcepath=[str(b)])).files) == 20   # in step
+
+
+def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker, tmp_path):
+    b = _generated_module(tmp_path / "b", 5)
+    pid = worker.pid or (worker.start() or worker.pid)
+
+    class Broken(IndexRequest):
+        def as_message(self):
+            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
+
+    good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
+    with pytest.raises(WorkerError) as err:
+        worker.index_all([IndexTask(Broken(files=java_files(b))), IndexTask(good)])
+    assert err.value.cause == "error" and "KeyError" in str(err.value)
+    assert worker.pid == pid                             # an indexer error keeps the child
+    assert len(worker.index(good).files) == 5            # and the protocol in step (the second never went)
 
 
 def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):

@@ -109,12 +109,15 @@ class _Pump:
     TIMED_OUT: Any = object()
     _END: Any = object()
 
-    def __init__(self, proc: subprocess.Popen[bytes], depth: int = 8) -> None:
-        assert proc.stdout is not None
+    def __init__(self, proc: subprocess.Popen[bytes], following: Sequence[Any] = (), depth: int = 8) -> None:
+        assert proc.stdout is not None and proc.stdin is not None
         self._stream = proc.stdout
+        self._stdin = proc.stdin
+        self._following = list(following)     # requests to send, each once the previous one is answered
+        self._answers = 1 + len(self._following)
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._stopping = threading.Event()
-        self._done = False       # the request's last message (or the end of stream) was taken
+        self._done = False       # the last request's answer, an error or the end of stream was taken
         self._thread = threading.Thread(target=self._run, name="pybridge-worker-pipe", daemon=True)
         self._thread.start()
 
@@ -124,7 +127,16 @@ class _Pump:
                 message = protocol.receive(self._stream)
             except (OSError, ValueError, EOFError, pickle.UnpicklingError):
                 message = None       # the pipe was closed under us (the child was dropped)
-            if not self._put(message) or message is None or message[0] in ("result", "error"):
+            final = message is None or message[0] == "error" or (message[0] == "result" and not self._following)
+            if message is not None and not final and message[0] == "result":
+                # The child has shipped its last chunk and reads its stdin next: the next request
+                # goes out now, while the caller still stores this one's chunks. (Not before: a
+                # request written while the child writes chunks could fill both pipes.)
+                try:
+                    protocol.send(self._stdin, self._following.pop(0))
+                except (OSError, ValueError):
+                    pass      # the child is gone: its end of stream follows
+            if not self._put(message) or final:
                 return
 
     def _put(self, message: Any) -> bool:
@@ -141,7 +153,9 @@ class _Pump:
             message = self._queue.get(timeout=timeout)
         except queue.Empty:
             return self.TIMED_OUT
-        if message is None or message[0] in ("result", "error"):
+        if message is not None and message[0] == "result":
+            self._answers -= 1
+        if message is None or message[0] == "error" or self._answers == 0:
             self._done = True
         return message
 
@@ -180,6 +194,15 @@ class IndexRequest:
             "encoding": self.encoding,
             "javadoc": self.javadoc,
         }
+
+
+@dataclass
+class IndexTask:
+    """One request of `Worker.index_all`, with its callbacks (see `Worker.index`)."""
+
+    request: IndexRequest
+    progress: Progress | None = None
+    on_files: Callable[[list[FileFacts]], None] | None = None
 
 
 @dataclass
@@ -381,49 +404,42 @@ class Worker:
         bounded queue while the child ships the previous ones, and a thread of this
         process reads the pipe meanwhile (see `_Pump`). The result then holds no files.
         """
+        return self.index_all([IndexTask(request, progress, on_files)], timeout=timeout,
+                              chunk_files=chunk_files)[0]
+
+    def index_all(self, tasks: Sequence[IndexTask], timeout: float | None = None,
+                  chunk_files: int = 32) -> list[IndexResult]:
+        """`index` for several requests (module and scope each), back to back, one result each.
+
+        The next request goes out as soon as the child has shipped the last chunk of the
+        previous one, so the JVM starts on it while this thread still stores that request's
+        last chunks. `timeout` bounds the whole call. After an "error" answer no further
+        request is sent (the child stays usable); after any other failure the child is dropped.
+        """
         t0 = time.perf_counter()
         self.start()
-        ask = request.as_message()
-        if on_files is not None:
-            ask["chunk_files"] = max(int(chunk_files), 1)
+        asks = []
+        for task in tasks:
+            ask = task.request.as_message()
+            if task.on_files is not None:
+                ask["chunk_files"] = max(int(chunk_files), 1)
+            asks.append(("index", ask))
+        if not asks:
+            return []
         proc = self._proc
         assert proc is not None and proc.stdout is not None, "start() left a running child"
         try:
-            protocol.send(self._stdin(), ("index", ask))
+            protocol.send(self._stdin(), asks[0])
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
-        pump = _Pump(proc)
+        pump = _Pump(proc, asks[1:])
+        results: list[IndexResult] = []
         try:
-            while True:
-                remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-                message = pump.get(remaining)
-                if message is _Pump.TIMED_OUT:
-                    self._timeout_kill(proc)
-                    pump.stop()
-                    self._reap()
-                    raise WorkerError(
-                        f"The indexer worker took longer than {timeout:.0f} s during request and was stopped. "
-                        "Raise the time limit or index fewer files at once.", cause="timeout")
-                if message is None:
-                    pump.stop()
-                    raise self._died("request")
-                if message[0] == "progress":
-                    if progress:
-                        progress(message[1], message[2])
-                    continue
-                if message[0] == "error":
-                    raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
-                if message[0] == "chunk":
-                    assert on_files is not None, "the child streams chunks only when on_files asked for them"
-                    on_files(decode(message[1]))
-                    continue
-                if message[0] == "result":
-                    payload = message[1]
-                    files = [] if payload.get("streamed") else decode(payload)
-                    return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
-                                       time.perf_counter() - t0)
-                raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
+            for task in tasks:
+                results.append(self._answer(pump, task, deadline, timeout, proc, t0))
+                t0 = time.perf_counter()
+            return results
         except BaseException:
             if not pump.finished():
                 # The rest of this request's messages are still coming: drop the child, not the protocol.
@@ -433,6 +449,39 @@ class Worker:
             raise
         finally:
             pump.stop()
+
+    def _answer(self, pump: _Pump, task: IndexTask, deadline: float | None, timeout: float | None,
+                proc: subprocess.Popen[bytes], t0: float) -> IndexResult:
+        """The messages of one request, up to its result."""
+        while True:
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            message = pump.get(remaining)
+            if message is _Pump.TIMED_OUT:
+                self._timeout_kill(proc)
+                pump.stop()
+                self._reap()
+                raise WorkerError(
+                    f"The indexer worker took longer than {timeout:.0f} s during request and was stopped. "
+                    "Raise the time limit or index fewer files at once.", cause="timeout")
+            if message is None:
+                pump.stop()
+                raise self._died("request")
+            if message[0] == "progress":
+                if task.progress:
+                    task.progress(message[1], message[2])
+                continue
+            if message[0] == "error":
+                raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
+            if message[0] == "chunk":
+                assert task.on_files is not None, "the child streams chunks only when on_files asked for them"
+                task.on_files(decode(message[1]))
+                continue
+            if message[0] == "result":
+                payload = message[1]
+                files = [] if payload.get("streamed") else decode(payload)
+                return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
+                                   time.perf_counter() - t0)
+            raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
 
     def _receive(self, timeout: float | None, during: str) -> Any | None:
         """The child's next message (a tuple), or None when it is gone."""
