@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from pybridge.errors import WorkerError
-from pybridge.worker import IndexRequest, Worker
+from pybridge.worker import IndexRequest, IndexTask, Worker
 from tests.indexing import java_files
 
 
@@ -109,6 +110,67 @@ def test_streamed_chunks_carry_exactly_the_facts_of_one_whole_batch(worker, tmp_
     assert streamed.keys() == whole.keys()
     assert all(streamed[p].references == whole[p].references and
                streamed[p].declarations == whole[p].declarations for p in whole)
+
+
+def test_a_slow_store_gets_every_chunk_in_order_while_the_jvm_indexes_ahead(worker, tmp_path):
+    # Storing overlaps indexing: while on_files holds a chunk, the JVM indexes on into its bounded
+    # queue (BatchStreamTest pins that), the child ships and a parent thread drains the pipe.
+    # Whatever was read ahead reaches on_files in order, each file once; progress only grows.
+    src = _generated_module(tmp_path, 96)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    events: list[tuple[str, int]] = []
+
+    def slow_store(chunk) -> None:
+        if len(events) < 6:
+            time.sleep(0.5)
+        events.append(("chunk", len(chunk)))
+        seen.extend(f.path for f in chunk)
+
+    seen: list[str] = []
+    result = worker.index(request, progress=lambda done, total: events.append(("progress", done)),
+                          on_files=slow_store, chunk_files=8)
+    assert result.files == []
+    assert [n for kind, n in events if kind == "chunk"] == [8] * 12
+    assert sorted(seen) == sorted(str(p) for p in java_files(src)) and len(set(seen)) == 96
+    done = [n for kind, n in events if kind == "progress"]
+    assert done == sorted(done) and done[-1] == 96
+
+
+def test_index_all_answers_each_request_in_order_and_sends_the_next_while_the_last_chunks_are_stored(
+        worker, tmp_path):
+    a, b = _generated_module(tmp_path / "a", 40), _generated_module(tmp_path / "b", 20)
+    got: dict[str, list[str]] = {"a": [], "b": []}
+
+    def store(name):
+        def on_files(chunk):
+            if name == "a" and len(got["a"]) >= 32:
+                time.sleep(1)          # the last chunk of "a": "b" is already being indexed meanwhile
+            got[name].extend(f.path for f in chunk)
+        return on_files
+
+    results = worker.index_all([IndexTask(IndexRequest(files=java_files(a), sourcepath=[str(a)]), None, store("a")),
+                                IndexTask(IndexRequest(files=java_files(b), sourcepath=[str(b)]), None, store("b"))],
+                               chunk_files=16)
+    assert len(results) == 2 and all(r.files == [] for r in results)
+    assert sorted(got["a"]) == sorted(str(p) for p in java_files(a))
+    assert sorted(got["b"]) == sorted(str(p) for p in java_files(b))
+    assert len(worker.index(IndexRequest(files=java_files(b), sourcepath=[str(b)])).files) == 20   # in step
+
+
+def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker, tmp_path):
+    b = _generated_module(tmp_path / "b", 5)
+    pid = worker.pid or (worker.start() or worker.pid)
+
+    class Broken(IndexRequest):
+        def as_message(self):
+            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
+
+    good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
+    with pytest.raises(WorkerError) as err:
+        worker.index_all([IndexTask(Broken(files=java_files(b))), IndexTask(good)])
+    assert err.value.cause == "error" and "KeyError" in str(err.value)
+    assert worker.pid == pid                             # an indexer error keeps the child
+    assert len(worker.index(good).files) == 5            # and the protocol in step (the second never went)
 
 
 def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):

@@ -23,10 +23,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from pybridge.worker import Worker
-from pybridge.worker.client import DEFAULT_HEAP, IndexRequest, IndexResult, Progress
+from pybridge.worker.client import DEFAULT_HEAP, IndexResult, IndexTask
 
 log = logging.getLogger("pybridge.live")
 
@@ -75,13 +76,13 @@ class WarmWorker(Worker):
             self.last_used = time.monotonic()
             self.changed.notify_all()
 
-    def index(self, request: IndexRequest, progress: Progress | None = None, timeout: float | None = None,
-              on_files: Any = None, chunk_files: int = 64) -> IndexResult:
+    def index_all(self, tasks: Sequence[IndexTask], timeout: float | None = None,
+                  chunk_files: int = 32) -> list[IndexResult]:
+        # `index` comes here too (Worker.index is index_all of one task).
         with self.changed:
             self.last_used = time.monotonic()
             try:
-                return super().index(request, progress=progress, timeout=timeout, on_files=on_files,
-                                     chunk_files=chunk_files)
+                return super().index_all(tasks, timeout=timeout, chunk_files=chunk_files)
             finally:
                 self.last_used = time.monotonic()
                 self._check_memory()

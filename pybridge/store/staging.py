@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .lock import WriterLock
 
 _CHUNK = 500  # host parameters per IN (...) lookup
+STAGING_CACHE_KIB = 64 * 1024  # SQLite page cache while staging (KiB)
 
 # Symbol cache entry: [id, kind, name, display, dotted, scip, external]
 _ID, _KIND, _NAME, _DISPLAY, _DOTTED, _SCIP, _EXTERNAL = range(7)
@@ -119,6 +120,12 @@ class Staging:
         self._symbols: dict[str, list[Any]] = {}
         self._next_id: int | None = None
         self._state = "open"   # open -> published | discarded | failed
+        # A staging writes hundreds of thousands of rows into three B-trees per table (the key and
+        # two indexes on refs): with SQLite's default 2 MB page cache the index pages are evicted
+        # and read back again and again (measured: 15% of staging's CPU on commons-lang3). Back
+        # to the connection's own size when the staging ends.
+        self._cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
+        conn.execute(f"PRAGMA cache_size = {-STAGING_CACHE_KIB}")
 
     # context manager -------------------------------------------------------
 
@@ -358,6 +365,10 @@ class Staging:
             pass
 
     def _release(self) -> None:
+        try:
+            self._conn.execute(f"PRAGMA cache_size = {int(self._cache_size)}")
+        except sqlite3.Error:
+            pass      # only memory: the connection keeps the larger cache
         self._lock.release()
 
     def _commit_batch(self) -> None:
@@ -397,11 +408,13 @@ class Staging:
             "INSERT INTO declarations VALUES (?,?,?,?,?, ?,?,?,?, ?,?,?,?, ?, ?,?,?,?)",
             decl_rows,
         )
-        conn.executemany(
+        cache, kinds = self._symbols, REF_KIND_CODES
+        conn.executemany(     # the hot loop of a first sync: sym() and _span() inlined
             "INSERT INTO refs VALUES (?,?,?,?, ?,?,?,?, ?,?)",
-            [(fv, ord_, sym(r.target_key), sym(r.container_key), *_span(r.span),
-              REF_KIND_CODES[r.kind], r.flags)
-             for ord_, r in enumerate(canon.references)],
+            [(fv, ord_, cache[target][_ID], cache[container][_ID] if container else None,
+              line, col, end_line - line, end_col, kinds[kind], flags)
+             for ord_, (target, _scip, (line, col, end_line, end_col), kind, container, flags)
+             in enumerate(canon.references)],
         )
         conn.executemany(
             "INSERT INTO relations VALUES (?,?,?,?)",
@@ -442,12 +455,14 @@ class Staging:
                 s = seeds[key] = _Seed()
             return s
 
-        for r in canon.references:
-            s = seed(r.target_key)
-            if s.scip is None and r.target_scip:
-                s.scip = r.target_scip
-            if r.container_key:
-                seed(r.container_key)
+        for target, target_scip, _, _, container, _ in canon.references:   # seed() inlined
+            s = seeds.get(target)
+            if s is None:
+                s = seeds[target] = _Seed()
+            if s.scip is None and target_scip:
+                s.scip = target_scip
+            if container and container not in seeds:
+                seeds[container] = _Seed()
         for key, (kind, dotted, scip) in canon.external:
             s = seed(key)
             s.external = True

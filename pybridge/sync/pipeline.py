@@ -34,7 +34,7 @@ from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
-from pybridge.worker import INDEXER_VERSION, IndexRequest, Worker
+from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
 from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
@@ -105,15 +105,20 @@ class _Starter(threading.Thread):
         self.worker = worker
         self.warm = warm
         self.error: BaseException | None = None
+        self.timings: dict[str, float] = {}     # jvm_start, warmup: seconds (for the sync's timings)
         # Set once the classpaths are known: a warm-up only pays while it overlaps Maven, so a
         # resolution that needed no Maven run (or a cached one) finds the JVM started, not warming.
         self.resolved = threading.Event()
 
     def run(self) -> None:
         try:
+            t = time.perf_counter()
             self.worker.start()
+            self.timings["jvm_start"] = time.perf_counter() - t
             if self.warm and not self.resolved.is_set():
+                t = time.perf_counter()
                 self.worker.warmup()
+                self.timings["warmup"] = time.perf_counter() - t
         except BaseException as exc:  # noqa: BLE001 - re-raised on the sync's thread
             self.error = exc
 
@@ -238,12 +243,19 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
         classpaths = resolve_classpaths(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
                                         progress=maven_progress)
     finally:
+        resolved = time.perf_counter()
         if starter is not None:
             starter.resolved.set()
             starter.join()    # never close the worker while its start is under way
+    # `maven`: until both the classpaths and the JVM are ready; `classpaths`: resolution alone
+    # (Maven's runs, or none), `jvm_wait`: what the JVM's start and warm-up added after it.
     run.timings["maven"] = time.perf_counter() - t
-    if starter is not None and starter.error is not None:
-        raise starter.error
+    run.timings["classpaths"] = resolved - t
+    run.timings["jvm_wait"] = time.perf_counter() - resolved
+    if starter is not None:
+        run.timings.update(starter.timings)
+        if starter.error is not None:
+            raise starter.error
     for cp in classpaths.values():
         snapshots.add_classpath(snap, cp.classpath)
     return classpaths
@@ -365,40 +377,51 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
 def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, batch: set[str],
                  staged: _Staged, done_before: int) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     """Index `batch` (relpaths), one worker request per module and scope, with the whole
-    sourcepath and classpath (so one file alone is indexed exactly as in a full run)."""
+    sourcepath and classpath (so one file alone is indexed exactly as in a full run). The
+    requests go to the worker back to back (`Worker.index_all`): the JVM starts on the next
+    module and scope while the last chunks of the previous one are staged."""
     signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
     total = done_before + len(batch)
+    stage_time = [0.0]
+    tasks: list[IndexTask] = []
+    starts: list[tuple[Job, int]] = []       # each task's job and the files done before it
     for job, (module, cp) in inputs.jobs.items():
         paths = sorted(inputs.files[rel].abs_path for rel in batch if
                        (inputs.files[rel].module, inputs.files[rel].scope) == job)
         if not paths:
             continue
-        t = time.perf_counter()
-        stage_time = [0.0]
 
         def index_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
             faults.hit("sync.indexing")
             run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done, "total": total})
 
-        def stage_files(chunk: list[FileFacts], _job: Job = job, _encoding: str = module.encoding,
-                        _spent: list[float] = stage_time) -> None:
+        def stage_files(chunk: list[FileFacts], _job: Job = job, _encoding: str = module.encoding) -> None:
             # Runs while the JVM indexes the next chunk (the worker streams its facts).
             ts = time.perf_counter()
             for ff in chunk:
                 rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges)
                 faults.hit("sync.staging")
                 staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
-            _spent[0] += time.perf_counter() - ts
+            stage_time[0] += time.perf_counter() - ts
 
-        run.say({"phase": "index", "module": job[0], "scope": job[1], "done": done_before, "total": total})
-        worker.index(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
-                                  classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                                  encoding=module.encoding), progress=index_progress, on_files=stage_files)
-        staged.reindexed += len(paths)
+        tasks.append(IndexTask(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
+                                            classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                                            encoding=module.encoding), index_progress, stage_files))
+        starts.append((job, done_before))
         done_before += len(paths)
-        run.timings["index"] = run.timings.get("index", 0.0) + time.perf_counter() - t - stage_time[0]
-        run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
+    if not tasks:
+        return signatures, edges
+    (first_job, first_done) = starts[0]
+    run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": first_done, "total": total})
+    t = time.perf_counter()
+    results = worker.index_all(tasks)
+    staged.reindexed += sum(len(task.request.files) for task in tasks)
+    # `index`: this thread waiting for the JVM's facts; `stage`: storing them (the two overlap with the
+    # JVM's work, so `jvm`, the JVM's own time, is about index + stage when staging keeps up).
+    run.timings["index"] = run.timings.get("index", 0.0) + time.perf_counter() - t - stage_time[0]
+    run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
+    run.timings["jvm"] = run.timings.get("jvm", 0.0) + sum(r.elapsed_ms for r in results) / 1000
     return signatures, edges
 
 

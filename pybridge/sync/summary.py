@@ -33,6 +33,9 @@ from pybridge.store.staging import FileSummary
 
 IDENTIFIER = re.compile(r"(?:[^\W\d]|\$)[\w$]*")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+# One encoder for every digest (json.dumps builds a new one per call when an option is set).
+_JSON = json.JSONEncoder(ensure_ascii=False)
 
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
 CALLABLE_KINDS = frozenset({"METHOD", "CONSTRUCTOR"})
@@ -59,12 +62,16 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+        # Without characters beyond the BMP, a UTF-16 unit is a code point: no walk per position.
+        self.bmp = _ASTRAL.search(text) is None
 
     def offset(self, line: int, char: int) -> int:
         if line >= len(self.starts):
             return len(self.text)
         start = self.starts[line]
         end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        if self.bmp:
+            return start + max(min(char, end - start), 0)
         return start + codepoints(self.text[start:end], char)
 
 
@@ -117,17 +124,25 @@ def signatures(text: str, facts: FileFacts) -> Signatures:
         if rel.kind in ("extends", "implements"):
             supers.setdefault(rel.from_key, []).append(f"{rel.kind} {rel.to_key}")
 
+    in_body: dict[str, bool] = {}     # declaring key -> a body encloses it (the same walk for its members)
+
     def visible(d: Declaration) -> bool:
         if d.kind not in MEMBER_KINDS:
             return False
+        known = in_body.get(d.declaring_key)
+        if known is not None:
+            return not known
         parent = by_key.get(d.declaring_key)
         seen = 0
+        inside = False
         while parent is not None and seen < 64:
             if parent.kind in _BODY_KINDS:
-                return False
+                inside = True
+                break
             parent = by_key.get(parent.declaring_key)
             seen += 1
-        return True
+        in_body[d.declaring_key] = inside
+        return not inside
 
     src = _Text(text)
     out: Signatures = {}
@@ -138,8 +153,8 @@ def signatures(text: str, facts: FileFacts) -> Signatures:
         sig = _signature_text(src, d, parent is not None and parent.kind == "ANNOTATION")
         sup = hashlib.sha256("\n".join(sorted(supers.get(d.key, []))).encode()).hexdigest()[:16] \
             if d.kind in TYPE_KINDS else ""
-        payload = json.dumps([d.kind, d.name, d.display, d.dotted, d.scip, d.modifiers, d.declaring_key,
-                              sup, sig], ensure_ascii=False)
+        payload = _JSON.encode([d.kind, d.name, d.display, d.dotted, d.scip, d.modifiers, d.declaring_key,
+                                sup, sig])
         digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         out[d.key] = [d.kind, d.name, d.declaring_key, sup, digest, d.modifiers]
     return out

@@ -3,6 +3,6 @@
 The parent (CLI, MCP server, tests) uses `Worker`; only `child` imports jpype.
 """
 
-from pybridge.worker.client import INDEXER_VERSION, IndexRequest, IndexResult, Worker, jars_dir
+from pybridge.worker.client import INDEXER_VERSION, IndexRequest, IndexResult, IndexTask, Worker, jars_dir
 
-__all__ = ["INDEXER_VERSION", "IndexRequest", "IndexResult", "Worker", "jars_dir"]
+__all__ = ["INDEXER_VERSION", "IndexRequest", "IndexResult", "IndexTask", "Worker", "jars_dir"]

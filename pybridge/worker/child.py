@@ -90,11 +90,11 @@ def main() -> int:
             chunk = int(request.get("chunk_files") or 0)
             args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
                     JArray(JString)(request["classpath"]), JString(request["release"]),
-                    JString(request["encoding"]), bool(request.get("javadoc", True)), listener)
+                    JString(request["encoding"]), bool(request.get("javadoc", True)))
             if chunk > 0:
-                _stream(Indexer.stream(*args, chunk), proto_out, protocol, Progress)
+                _stream(Indexer.stream(*args, chunk), proto_out, protocol)
                 continue
-            batch = Indexer.index(*args)
+            batch = Indexer.index(*args, listener)
             payload = _payload(batch)
             # index() + 8 field reads + progress callbacks from Java
             payload["jpype_calls"] = 9 + Progress.calls
@@ -132,20 +132,33 @@ def _payload(batch: Any) -> dict[str, Any]:
     }
 
 
-def _stream(stream: Any, proto_out: IO[bytes], protocol: ModuleType, Progress: Any) -> None:
-    """Send each chunk of a Java `BatchStream` as it is ready (the parent stores it meanwhile)."""
-    calls, elapsed = 1, 0
-    while True:
-        batch = stream.next()      # blocks in Java with the GIL released
-        calls += 1
-        if batch is None:
-            break
-        payload = _payload(batch)
-        calls += 8
-        elapsed = payload["elapsed_ms"]
-        protocol.send(proto_out, ("chunk", payload))
-    protocol.send(proto_out, ("result", {"streamed": True, "elapsed_ms": elapsed,
-                                         "jpype_calls": calls + Progress.calls}))
+def _stream(stream: Any, proto_out: IO[bytes], protocol: ModuleType) -> None:
+    """Ship each chunk of a Java `BatchStream` as it is ready. The JVM indexes the next chunks
+    meanwhile (into a bounded queue), whether or not the parent is reading yet: while this thread
+    waits on a full pipe, indexing goes on. Progress is read from the stream before each chunk (the
+    Java thread never calls into Python). A failure here (the parent gone) closes the stream, so
+    the indexing thread stops instead of running on in the background."""
+    calls, elapsed, said = 1, 0, -1
+    try:
+        while True:
+            batch = stream.next()      # blocks in Java with the GIL released
+            calls += 1
+            if batch is None:
+                break
+            done, total = int(stream.done()), int(stream.total())
+            calls += 2
+            if done != said:
+                said = done
+                protocol.send(proto_out, ("progress", done, total))
+            payload = _payload(batch)
+            calls += 8
+            del batch
+            elapsed = payload["elapsed_ms"]
+            protocol.send(proto_out, ("chunk", payload))
+    except BaseException:
+        stream.close()
+        raise
+    protocol.send(proto_out, ("result", {"streamed": True, "elapsed_ms": elapsed, "jpype_calls": calls}))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import queue
 import signal
 import subprocess
 import sys
@@ -43,6 +45,11 @@ from pybridge.facts import FileFacts
 from pybridge.worker import protocol
 from pybridge.worker.decode import decode
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
 """Default -Xmx: guava-sized modules index within 2 GB of heap; 3g leaves headroom on a 24 GB machine."""
 
@@ -51,6 +58,19 @@ Progress = Callable[[int, int], None]
 INDEXER_VERSION = "3"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
+
+
+def _initial_heap(heap: str, cap_mb: int = 1024) -> list[str]:
+    """-Xms for a -Xmx of `heap` (a JVM size such as 3g, 512m or 1073741824): the smaller of the two
+    and `cap_mb`. A size it cannot read gets no -Xms (the JVM's default; -Xmx is still passed)."""
+    units = {"": 1 / 2**20, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+    text = heap.strip().lower()
+    unit = text[-1] if text and text[-1].isalpha() else ""
+    try:
+        mb = float(text[:-1] if unit else text) * units[unit]
+    except (KeyError, ValueError):
+        return []
+    return [f"-Xms{max(int(min(mb, cap_mb)), 8)}m"]
 
 
 def _agent_paths(agents: Sequence[str | Path]) -> tuple[str, ...]:
@@ -62,6 +82,90 @@ def _agent_paths(agents: Sequence[str | Path]) -> tuple[str, ...]:
 def _first_lines(text: str, limit: int = 600) -> str:
     flat = " ".join(line.strip() for line in text.splitlines() if line.strip())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _widen_pipe(stream: IO[bytes] | None, size: int = 1 << 20) -> None:
+    """Ask Linux for a 1 MiB pipe from the child (64 KiB by default), so that a chunk crosses in
+    a few reads instead of hundreds, each waiting for the GIL. Best effort: elsewhere, or above
+    the system's pipe-max-size, the pipe stays as it is."""
+    setsz = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if stream is None or setsz is None:
+        return
+    try:
+        fcntl.fcntl(stream.fileno(), setsz, size)
+    except OSError:
+        pass
+
+
+class _Pump:
+    """Reads one request's messages from the child on a thread of its own, so that the pipe is
+    drained (and the child keeps shipping while its JVM keeps indexing) while the caller's thread
+    stores the previous chunk; a thread blocked in `read` holds no GIL. At most `depth` messages
+    wait here; beyond that the pipe, then the child's bounded queue, hold the JVM back.
+
+    The thread ends after the request's last message ("result" or "error") or at end of stream;
+    `get` returns None at end of stream and `TIMED_OUT` when nothing came in time."""
+
+    TIMED_OUT: Any = object()
+    _END: Any = object()
+
+    def __init__(self, proc: subprocess.Popen[bytes], following: Sequence[Any] = (), depth: int = 8) -> None:
+        assert proc.stdout is not None and proc.stdin is not None
+        self._stream = proc.stdout
+        self._stdin = proc.stdin
+        self._following = list(following)     # requests to send, each once the previous one is answered
+        self._answers = 1 + len(self._following)
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
+        self._stopping = threading.Event()
+        self._done = False       # the last request's answer, an error or the end of stream was taken
+        self._thread = threading.Thread(target=self._run, name="pybridge-worker-pipe", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                message = protocol.receive(self._stream)
+            except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+                message = None       # the pipe was closed under us (the child was dropped)
+            final = message is None or message[0] == "error" or (message[0] == "result" and not self._following)
+            if message is not None and not final and message[0] == "result":
+                # The child has shipped its last chunk and reads its stdin next: the next request
+                # goes out now, while the caller still stores this one's chunks. (Not before: a
+                # request written while the child writes chunks could fill both pipes.)
+                try:
+                    protocol.send(self._stdin, self._following.pop(0))
+                except (OSError, ValueError):
+                    pass      # the child is gone: its end of stream follows
+            if not self._put(message) or final:
+                return
+
+    def _put(self, message: Any) -> bool:
+        while not self._stopping.is_set():
+            try:
+                self._queue.put(message, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def get(self, timeout: float | None) -> Any:
+        try:
+            message = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return self.TIMED_OUT
+        if message is not None and message[0] == "result":
+            self._answers -= 1
+        if message is None or message[0] == "error" or self._answers == 0:
+            self._done = True
+        return message
+
+    def finished(self) -> bool:
+        return self._done
+
+    def stop(self) -> None:
+        """Stop reading (the child was killed or its request is over) and wait for the thread."""
+        self._stopping.set()
+        self._thread.join(timeout=30)
 
 
 def jars_dir() -> Path:
@@ -90,6 +194,15 @@ class IndexRequest:
             "encoding": self.encoding,
             "javadoc": self.javadoc,
         }
+
+
+@dataclass
+class IndexTask:
+    """One request of `Worker.index_all`, with its callbacks (see `Worker.index`)."""
+
+    request: IndexRequest
+    progress: Progress | None = None
+    on_files: Callable[[list[FileFacts]], None] | None = None
 
 
 @dataclass
@@ -191,7 +304,12 @@ class Worker:
             # C1 only: on 2 cores C2's compile threads compete with the indexer; measured on
             # commons-lang3 (bench/indexer_vs_ecj.py) a cold request took 3.4 s instead of 6.2 s
             # and warm requests were faster too.
-            "jvm_args": [f"-Xmx{self.heap}", "-Xss8m", "-XX:+ExitOnOutOfMemoryError",
+            # DisableExplicitGC: JPype calls System.gc() from Python's GC callback whenever the
+            # child's malloc'd memory grew (each shipped chunk does): a full GC each time, up to a
+            # second or more per sync. -Xms: the default initial heap (1/64 of RAM) filled its
+            # old generation on commons-lang3 and cost a full GC; starting at up to 1 GB avoids it.
+            "jvm_args": [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
+                         "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
                          "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
                          *self.extra_jvm_args, *(f"-javaagent:{a}" for a in agents)],
         }
@@ -202,6 +320,7 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
             start_new_session=True,
         )
+        _widen_pipe(self._proc.stdout)
         message = self._receive(self.start_timeout, during="start")
         if not message or message[0] != "ready":
             raise self._died("start")
@@ -276,44 +395,86 @@ class Worker:
     def index(self, request: IndexRequest, progress: Progress | None = None,
               timeout: float | None = None,
               on_files: Callable[[list[FileFacts]], None] | None = None,
-              chunk_files: int = 64) -> IndexResult:
+              chunk_files: int = 32) -> IndexResult:
         """Indexes one module and scope. Raises `WorkerError` when the child fails.
 
         With `on_files`, the child streams the facts in chunks of `chunk_files`
-        files and each chunk goes to `on_files` as soon as it arrives, while the
-        JVM indexes the next: storing overlaps indexing. The result then holds
-        no files.
+        files and each chunk goes to `on_files` (on this thread) as soon as it
+        arrives. Storing overlaps indexing: the JVM indexes the next chunks into a
+        bounded queue while the child ships the previous ones, and a thread of this
+        process reads the pipe meanwhile (see `_Pump`). The result then holds no files.
+        """
+        return self.index_all([IndexTask(request, progress, on_files)], timeout=timeout,
+                              chunk_files=chunk_files)[0]
+
+    def index_all(self, tasks: Sequence[IndexTask], timeout: float | None = None,
+                  chunk_files: int = 32) -> list[IndexResult]:
+        """`index` for several requests (module and scope each), back to back, one result each.
+
+        The next request goes out as soon as the child has shipped the last chunk of the
+        previous one, so the JVM starts on it while this thread still stores that request's
+        last chunks. `timeout` bounds the whole call. After an "error" answer no further
+        request is sent (the child stays usable); after any other failure the child is dropped.
         """
         t0 = time.perf_counter()
         self.start()
-        ask = request.as_message()
-        if on_files is not None:
-            ask["chunk_files"] = max(int(chunk_files), 1)
+        asks = []
+        for task in tasks:
+            ask = task.request.as_message()
+            if task.on_files is not None:
+                ask["chunk_files"] = max(int(chunk_files), 1)
+            asks.append(("index", ask))
+        if not asks:
+            return []
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None, "start() left a running child"
         try:
-            protocol.send(self._stdin(), ("index", ask))
+            protocol.send(self._stdin(), asks[0])
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
+        pump = _Pump(proc, asks[1:])
+        results: list[IndexResult] = []
+        try:
+            for task in tasks:
+                results.append(self._answer(pump, task, deadline, timeout, proc, t0))
+                t0 = time.perf_counter()
+            return results
+        except BaseException:
+            if not pump.finished():
+                # The rest of this request's messages are still coming: drop the child, not the protocol.
+                self.kill()
+                pump.stop()
+                self._reap()
+            raise
+        finally:
+            pump.stop()
+
+    def _answer(self, pump: _Pump, task: IndexTask, deadline: float | None, timeout: float | None,
+                proc: subprocess.Popen[bytes], t0: float) -> IndexResult:
+        """The messages of one request, up to its result."""
         while True:
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            message = self._receive(remaining, during="request")
+            message = pump.get(remaining)
+            if message is _Pump.TIMED_OUT:
+                self._timeout_kill(proc)
+                pump.stop()
+                self._reap()
+                raise WorkerError(
+                    f"The indexer worker took longer than {timeout:.0f} s during request and was stopped. "
+                    "Raise the time limit or index fewer files at once.", cause="timeout")
             if message is None:
+                pump.stop()
                 raise self._died("request")
             if message[0] == "progress":
-                if progress:
-                    progress(message[1], message[2])
+                if task.progress:
+                    task.progress(message[1], message[2])
                 continue
             if message[0] == "error":
                 raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
             if message[0] == "chunk":
-                assert on_files is not None, "the child streams chunks only when on_files asked for them"
-                try:
-                    on_files(decode(message[1]))
-                except BaseException:
-                    # The rest of this request's chunks are still coming: drop the child, not the protocol.
-                    self.kill()
-                    self._reap()
-                    raise
+                assert task.on_files is not None, "the child streams chunks only when on_files asked for them"
+                task.on_files(decode(message[1]))
                 continue
             if message[0] == "result":
                 payload = message[1]

@@ -8,6 +8,7 @@ one `str.split` for the strings.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from pybridge.facts import (
@@ -34,12 +35,17 @@ def _ints(data: bytes) -> array[int]:
     return a
 
 
+def _rows(table: array[int], start: int, end: int, width: int) -> Iterator[tuple[int, ...]]:
+    """Rows start..end of a flat table, as tuples of `width` ints (one slice per column)."""
+    seg = table[start * width:end * width]
+    return zip(*(seg[j::width] for j in range(width)), strict=True)
+
+
 def decode(payload: dict[str, Any]) -> list[FileFacts]:
+    # "" appended: a string column's -1 (none) reads as "" without a test per value.
     strings = payload["strings"].split("\0") if payload["strings"] else []
-
-    def s(i: int) -> str:
-        return "" if i < 0 else strings[i]
-
+    strings.append("")
+    s = strings
     files = _ints(payload["files"])
     decls = _ints(payload["decls"])
     refs = _ints(payload["refs"])
@@ -47,30 +53,30 @@ def decode(payload: dict[str, Any]) -> list[FileFacts]:
     probs = _ints(payload["probs"])
     exts = _ints(payload["exts"])
     blocks = _ints(payload["blocks"])
+    # tuple.__new__ skips the NamedTuples' Python-level __new__ (a few hundred thousand facts a batch).
+    new = tuple.__new__
     out: list[FileFacts] = []
     for f in range(0, len(files), FILE_WIDTH):
         row = files[f:f + FILE_WIDTH]
-        ff = FileFacts(path=s(row[0]), binding_complete=bool(row[1]), failure=s(row[12]) or None)
-        for i in range(row[2], row[3]):
-            d = decls[i * DECL_WIDTH:(i + 1) * DECL_WIDTH]
-            ff.declarations.append(Declaration(
-                s(d[0]), DECL_KINDS[d[1]], s(d[2]), s(d[3]), s(d[4]), s(d[5]),
-                Span(d[6], d[7], d[8], d[9]), Span(d[10], d[11], d[12], d[13]), d[14], s(d[15])))
-        for i in range(row[4], row[5]):
-            r = refs[i * REF_WIDTH:(i + 1) * REF_WIDTH]
-            ff.references.append(Reference(
-                s(r[0]), s(r[1]), Span(r[2], r[3], r[4], r[5]), REF_KINDS[r[6]], s(r[7]), r[8]))
-        for i in range(row[6], row[7]):
-            r = rels[i * REL_WIDTH:(i + 1) * REL_WIDTH]
-            ff.relations.append(Relation(RELATION_KINDS[r[0]], s(r[1]), s(r[2])))
-        for i in range(row[8], row[9]):
-            p = probs[i * PROB_WIDTH:(i + 1) * PROB_WIDTH]
-            ff.problems.append(Problem(PROBLEM_KINDS[p[0]], s(p[1]), s(p[2]), Span(p[3], p[4], p[5], p[6]), bool(p[7])))
-        for i in range(row[10], row[11]):
-            e = exts[i * EXT_WIDTH:(i + 1) * EXT_WIDTH]
-            ff.external[s(e[0])] = (DECL_KINDS[e[1]] if e[1] >= 0 else "", s(e[2]), s(e[3]))
-        for i in range(row[13], row[14]):
-            b = blocks[i * BLOCK_WIDTH:(i + 1) * BLOCK_WIDTH]
-            ff.blocked.append(Blocked(s(b[0]), BLOCK_REASONS[b[1]], Span(b[2], b[3], b[4], b[5]), b[6]))
+        ff = FileFacts(path=s[row[0]], binding_complete=bool(row[1]), failure=s[row[12]] or None)
+        ff.declarations = [
+            new(Declaration, (s[key], DECL_KINDS[kind], s[name], s[display], s[dotted], s[scip],
+                              new(Span, (l1, c1, e1, f1)), new(Span, (l2, c2, e2, f2)), mods, s[parent]))
+            for key, kind, name, display, dotted, scip, l1, c1, e1, f1, l2, c2, e2, f2, mods, parent
+            in _rows(decls, row[2], row[3], DECL_WIDTH)]
+        ff.references = [
+            new(Reference, (s[target], s[scip], new(Span, (line, col, end_line, end_col)), REF_KINDS[kind],
+                            s[container], flags))
+            for target, scip, line, col, end_line, end_col, kind, container, flags
+            in _rows(refs, row[4], row[5], REF_WIDTH)]
+        ff.relations = [new(Relation, (RELATION_KINDS[kind], s[a], s[b]))
+                        for kind, a, b in _rows(rels, row[6], row[7], REL_WIDTH)]
+        ff.problems = [new(Problem, (PROBLEM_KINDS[kind], s[name], s[message], new(Span, (l1, c1, e1, f1)),
+                                     bool(error)))
+                       for kind, name, message, l1, c1, e1, f1, error in _rows(probs, row[8], row[9], PROB_WIDTH)]
+        for key, kind, dotted, scip in _rows(exts, row[10], row[11], EXT_WIDTH):
+            ff.external[s[key]] = (DECL_KINDS[kind] if kind >= 0 else "", s[dotted], s[scip])
+        ff.blocked = [new(Blocked, (s[name], BLOCK_REASONS[reason], new(Span, (l1, c1, e1, f1)), count))
+                      for name, reason, l1, c1, e1, f1, count in _rows(blocks, row[13], row[14], BLOCK_WIDTH)]
         out.append(ff)
     return out

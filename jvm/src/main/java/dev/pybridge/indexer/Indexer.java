@@ -45,14 +45,17 @@ public final class Indexer {
 
     /**
      * Like {@link #index}, but on a thread of its own, handing out a batch every
-     * {@code chunkFiles} files: Python stores one chunk while the next is indexed.
+     * {@code chunkFiles} files into a bounded queue: Python ships and stores the
+     * previous chunks while the next ones are indexed. Progress is read from the
+     * stream ({@link BatchStream#done}), never pushed, so this thread never waits
+     * on Python.
      */
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
-                                     String encoding, boolean javadoc, ProgressListener progress, int chunkFiles) {
+                                     String encoding, boolean javadoc, int chunkFiles) {
         BatchStream stream = new BatchStream();
         Thread t = new Thread(() -> {
             try {
-                run(files, sourcepath, classpath, release, encoding, javadoc, progress, chunkFiles, stream::put);
+                run(files, sourcepath, classpath, release, encoding, javadoc, stream, chunkFiles, stream::put);
                 stream.finish(null);
             } catch (Throwable e) {
                 stream.finish(e);
@@ -100,7 +103,9 @@ public final class Indexer {
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
                 indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc);
                 done[0]++;
-                if (progress != null && (done[0] % 16 == 0 || done[0] == total)) {
+                // A Python listener is told every 16 files (each call crosses into Python); a stream
+                // keeps its own count, exact to the file.
+                if (progress != null && (done[0] % 16 == 0 || done[0] == total || progress instanceof BatchStream)) {
                     progress.filesDone(done[0], total);
                 }
                 if (chunkFiles > 0 && done[0] % chunkFiles == 0 && done[0] < total) {
