@@ -141,7 +141,8 @@ class Freshness:
 
     def _snapshot(self, generation: GenerationInfo) -> Snapshot | None:
         """The generation's snapshot, parsed once per generation (None when it cannot be read)."""
-        if self._generation is None or self._generation.number != generation.number or self._snap is None:
+        if (self._generation is None or self._generation.number != generation.number or self._snap is None
+                or self._generation.snapshot is not generation.snapshot):   # refreshed in place by a no-op sync
             self._generation = generation
             try:
                 self._snap = Snapshot.from_json(self.root, generation.snapshot)
