@@ -562,4 +562,15 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
             print(f"pybridge MCP server running on {mcp_url(host, bound)} ({guard.describe()})",
                   file=sys.stderr, flush=True)
 
-    anyio.run(main)
+    anyio.run(main, backend_options={"use_uvloop": _has_uvloop()})
+
+
+def _has_uvloop() -> bool:
+    """uvloop's event loop serves HTTP with less CPU per request (and uvicorn parses HTTP with
+    httptools when it is installed); both are dependencies where they build, plain asyncio
+    and h11 otherwise."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return os.environ.get("PYBRIDGE_UVLOOP", "1") != "0"
