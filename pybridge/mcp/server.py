@@ -111,8 +111,6 @@ def answer_now(facade: Facade, known: set[str], name: str, arguments: Any) -> ty
     it must run in a thread (a sync, or an exact tool waiting for the live index)."""
     if name not in known:
         return unknown_tool(name, known)
-    if TOOLS[name].progress:
-        return None
     try:
         answer = facade.try_call(name, arguments)
     except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard

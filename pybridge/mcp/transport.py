@@ -51,7 +51,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from pybridge.mcp.gcpace import PACER
+from pybridge.mcp.gcpace import PACER, freeze_startup
 from pybridge.mcp.server import answer_now, build_server
 
 if TYPE_CHECKING:
@@ -481,8 +481,7 @@ class FastCalls:
         if not isinstance(name, str) or not set(params) <= {"name", "arguments"} \
                 or not (arguments is None or isinstance(arguments, dict)) or _lone_surrogate(raw) is not None:
             return None
-        with PACER.call():
-            result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
+        result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
         if result is None:
             return None
         from mcp_types import methods
@@ -536,21 +535,14 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     guard = guard or Guard.for_bind(host)
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
-    PACER.start(pace=False)      # freeze only: see pybridge.mcp.gcpace
+    freeze_startup()      # no pacing under HTTP: see pybridge.mcp.gcpace
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            async def serve() -> None:
-                try:
-                    await server.serve()
-                finally:
-                    tg.cancel_scope.cancel()        # the pacer's loop ends with the server
-
-            tg.start_soon(PACER.run)
-            tg.start_soon(serve)
+            tg.start_soon(server.serve)
             while not server.started:
                 if server.should_exit:
                     return

@@ -140,9 +140,10 @@ class Freshness:
         return self._last
 
     def _snapshot(self, generation: GenerationInfo) -> Snapshot | None:
-        """The generation's snapshot, parsed once per generation (None when it cannot be read)."""
-        if (self._generation is None or self._generation.number != generation.number or self._snap is None
-                or self._generation.snapshot is not generation.snapshot):   # refreshed in place by a no-op sync
+        """The generation's snapshot, parsed once per snapshot object (None when it cannot be read).
+        The store hands back the same dict while a generation's snapshot is unchanged, and a new one
+        when a no-op sync refreshed it in place."""
+        if self._generation is None or self._generation.snapshot is not generation.snapshot:
             self._generation = generation
             try:
                 self._snap = Snapshot.from_json(self.root, generation.snapshot)

@@ -363,10 +363,8 @@ def _overriders(v: View, root: int) -> dict[int, set[int]]:
     return _closure(v, root, step)
 
 
-def _overridden(v: View, root: int) -> dict[int, set[int]]:
-    def step(ids: list[int]) -> list[tuple[int, int]]:
-        return [(r.from_id, r.to_id) for r in v.r.relations(ids, direction="from", kinds=["overrides"])]
-    return _closure(v, root, step)
+def _overridden(v: View, root: int) -> dict[int, None]:
+    return _overridden_all(v, [root])[root]
 
 
 def _overridden_all(v: View, roots: list[int]) -> dict[int, dict[int, None]]:
@@ -641,9 +639,11 @@ def outline(call: Call, a: OutlineArgs) -> OutlineResult:
         memo_key = (str(ws.root), v.gen.number, rel, a.limit)
         with _OUTLINES_LOCK:
             hit = _OUTLINES.get(memo_key)
-            if hit is not None and hit[0] is lines:
+            if hit is not None and hit[0] is not lines:
+                hit = None                    # the file changed on disk since: built anew
+            if hit is not None:
                 _OUTLINES.move_to_end(memo_key)
-        if hit is not None and hit[0] is lines:
+        if hit is not None:
             roots, total, truncated = hit[1]
             return OutlineResult(path=rel, module=info.module, scope=info.scope,
                                  bindingComplete=info.binding_complete, declarations=roots, total=total,

@@ -246,7 +246,7 @@ class Store:
         conn = self._checkout()
         try:
             conn.execute("BEGIN")
-            info = _select_generation(conn, generation)
+            info = _select_generation(conn, generation, str(self.path))
         except sqlite3.Error as exc:
             self._checkin(conn)
             raise error(self.path, "read", exc) from exc
@@ -299,7 +299,7 @@ class Store:
         self._check_open()
         conn = self._checkout()
         try:
-            return _select_generation(conn, number)
+            return _select_generation(conn, number, str(self.path))
         except sqlite3.Error as exc:
             raise error(self.path, "read", exc) from exc
         finally:
@@ -363,11 +363,11 @@ _PARSED_LOCK = threading.Lock()
 _PARSED_KEPT = 16
 
 
-def _select_generation(conn: sqlite3.Connection, number: int | None) -> GenerationInfo | None:
+def _select_generation(conn: sqlite3.Connection, number: int | None, store: str) -> GenerationInfo | None:
     """The generation's row, its snapshot and meta parsed only when their text changed: on guava
     parsing them took a third of a millisecond-scale query. The text is read every time and
     compared (a no-op sync refreshes a published generation's snapshot in place), and the cache
-    is keyed by the store file and the row id. Callers must not mutate the dicts."""
+    is keyed by the store file (`store`) and the row id. Callers must not mutate the dicts."""
     if number is None:
         row = conn.execute(
             "SELECT g.id, g.number, g.published_at, 1, g.snapshot, g.meta"
@@ -381,7 +381,7 @@ def _select_generation(conn: sqlite3.Connection, number: int | None) -> Generati
         ).fetchone()
     if not row:
         return None
-    key = (conn.execute("PRAGMA database_list").fetchone()[2], row[0])
+    key = (store, row[0])
     with _PARSED_LOCK:
         hit = _PARSED.get(key)
     if hit is not None and hit[0] == row[4] and hit[1] == row[5]:
