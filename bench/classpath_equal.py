@@ -28,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from bench.report import write_section  # noqa: E402 - after the sys.path set-up
 from bench.run import machine, versions  # noqa: E402 - after the sys.path set-up
 from bench.workspaces import ARTIFACTS, WORK, ensure  # noqa: E402 - after the sys.path set-up
 from pybridge.workspace import load_workspace  # noqa: E402 - after the sys.path set-up
@@ -101,16 +102,6 @@ def report(rows: list[dict], command: str, mach: dict, vers: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(section: str) -> None:
-    path = HERE / "RESULTS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# pybridge benchmark results\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", nargs="+", default=list(PROJECTS), choices=sorted(ARTIFACTS))
@@ -128,7 +119,7 @@ def main() -> int:
     print(section)
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.no_write:
-        write_results(section)
+        write_section(HERE / "RESULTS.md", BEGIN, END, section)
     return 0 if all(r["equal"] for r in rows) else 1
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import measure, workspaces
+from bench.report import write_section
 
 NAMES = ("commons-lang3", "guava", "commons-collections4")
 OUT = Path(__file__).resolve().parent / "firstsync.json"
@@ -139,13 +140,7 @@ def main() -> None:
             "rounds": rounds,
         }
     OUT.write_text(json.dumps(res, indent=1), encoding="utf-8")
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    section = report(res)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    write_section(RESULTS, BEGIN, END, report(res))
     say(f"wrote {OUT} and the first-sync section of {RESULTS}")
 
 

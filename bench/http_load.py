@@ -32,12 +32,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx2
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCEPT = "application/json, text/event-stream"
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "http_load", "version": "1"}}}
 QUERIES = [
     ("status", {}),
     ("find_symbol", {"query": "Greeter"}),
@@ -61,10 +65,7 @@ def _body(response: httpx2.Response) -> dict:
 
 
 async def open_session(client: httpx2.AsyncClient, url: str, headers: dict) -> dict:
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "http_load", "version": "1"}}}
-    response = await client.post(url, json=init, headers=headers)
+    response = await client.post(url, json=INIT, headers=headers)
     response.raise_for_status()
     _body(response)
     session = dict(headers)
@@ -75,27 +76,38 @@ async def open_session(client: httpx2.AsyncClient, url: str, headers: dict) -> d
     return session
 
 
+async def call_loop(index: int, deadline: float, latencies: list[float], errors: list[str], think: float,
+                    call: Callable[[dict], Awaitable[tuple[int, dict | None]]]) -> None:
+    """One client's calls until the deadline: QUERIES in rotation (from `index`), each timed;
+    `call(message)` posts one JSON-RPC message and gives back (HTTP status, JSON-RPC answer)."""
+    n = index
+    while time.perf_counter() < deadline:
+        name, args = QUERIES[n % len(QUERIES)]
+        n += 1
+        started = time.perf_counter()
+        try:
+            status, message = await call({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                          "params": {"name": name, "arguments": args}})
+            if status != 200 or message is None or "error" in message or message["result"].get("isError"):
+                errors.append(f"{name}: {status} {json.dumps(message)[:200]}")
+        except (httpx2.HTTPError, OSError, RuntimeError, ValueError, asyncio.IncompleteReadError) as exc:
+            errors.append(f"{name}: {exc!r}")
+            continue
+        latencies.append(time.perf_counter() - started)
+        if think:
+            await asyncio.sleep(think)
+
+
 async def one_client(index: int, url: str, base_headers: dict, deadline: float, latencies: list[float],
                      errors: list[str], think: float = 0.0) -> None:
     async with httpx2.AsyncClient(timeout=60) as client:
         session = await open_session(client, url, base_headers)
-        n = index
-        while time.perf_counter() < deadline:
-            name, args = QUERIES[n % len(QUERIES)]
-            n += 1
-            started = time.perf_counter()
-            try:
-                response = await client.post(url, headers=session, json={
-                    "jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}})
-                message = _body(response)
-                if "error" in message or message["result"].get("isError"):
-                    errors.append(f"{name}: {json.dumps(message)[:200]}")
-            except (httpx2.HTTPError, RuntimeError, ValueError) as exc:
-                errors.append(f"{name}: {exc!r}")
-                continue
-            latencies.append(time.perf_counter() - started)
-            if think:
-                await asyncio.sleep(think)
+
+        async def call(message: dict) -> tuple[int, dict | None]:
+            response = await client.post(url, headers=session, json=message)
+            return response.status_code, _body(response)
+
+        await call_loop(index, deadline, latencies, errors, think, call)
 
 
 class RawClient:
@@ -140,29 +152,16 @@ class RawClient:
 async def raw_client(index: int, url: str, base_headers: dict, deadline: float, latencies: list[float],
                      errors: list[str], think: float = 0.0) -> None:
     async with RawClient(url) as client:
-        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "http_load", "version": "1"}}}
         headers = {**base_headers, "accept": "application/json"}
-        status, got, _ = await client.post(headers, init)
+        _status, got, _ = await client.post(headers, INIT)
         session = {**headers, "mcp-session-id": got["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
         await client.post(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        n = index
-        while time.perf_counter() < deadline:
-            name, args = QUERIES[n % len(QUERIES)]
-            n += 1
-            started = time.perf_counter()
-            try:
-                status, _got, message = await client.post(session, {
-                    "jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": args}})
-                if status != 200 or message is None or "error" in message or message["result"].get("isError"):
-                    errors.append(f"{name}: {status} {json.dumps(message)[:200]}")
-            except (OSError, RuntimeError, ValueError, asyncio.IncompleteReadError) as exc:
-                errors.append(f"{name}: {exc!r}")
-                continue
-            latencies.append(time.perf_counter() - started)
-            if think:
-                await asyncio.sleep(think)
+
+        async def call(message: dict) -> tuple[int, dict | None]:
+            status, _got, answer = await client.post(session, message)
+            return status, answer
+
+        await call_loop(index, deadline, latencies, errors, think, call)
 
 
 def rss_kb(pid: int) -> int:

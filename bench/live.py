@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench.queries import _unpack, serve_command  # noqa: E402 - after the sys.path set-up
+from bench.report import write_section  # noqa: E402 - after the sys.path set-up
 from bench.run import machine, versions  # noqa: E402 - after the sys.path set-up
 from bench.workspaces import ARTIFACTS, ensure  # noqa: E402 - after the sys.path set-up
 from pybridge.sync import sync  # noqa: E402 - after the sys.path set-up
@@ -180,16 +181,6 @@ def report(results: list[dict], command: str, mach: dict, vers: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(section: str) -> None:
-    path = HERE / "RESULTS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# pybridge benchmark results\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END) + 1:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspaces", nargs="+", default=["commons-lang3", "guava"], choices=sorted(ARTIFACTS))
@@ -208,7 +199,7 @@ def main() -> None:
     section = report(results, command.strip(), mach, vers)
     print(section)
     if not args.no_write:
-        write_results(section)
+        write_section(HERE / "RESULTS.md", BEGIN, END, section)
         (HERE / "live-results.json").write_text(json.dumps({"command": command, "machine": mach, "versions": vers,
                                                             "results": results}, indent=2) + "\n")
 

@@ -10,6 +10,18 @@ HERE = Path(__file__).resolve().parent
 GB = 1024 ** 3
 
 
+def write_section(path: Path, begin: str, end: str, section: str) -> None:
+    """Put `section` (a block from its `begin` marker to its `end` marker) into the results file in
+    place of the block there, or at the end of the file when it has none."""
+    section = section.rstrip("\n")
+    text = path.read_text(encoding="utf-8") if path.exists() else "# pybridge benchmark results\n"
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
 def _get(d: dict, *path, default=None):
     for p in path:
         if not isinstance(d, dict) or p not in d:
