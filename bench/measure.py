@@ -142,8 +142,16 @@ def javac_cmd(job: dict, out: str) -> list[str]:
     return ["javac", "-J-Xmx3g", "-d", out, *_common(job)]
 
 
+def ecj_jar() -> Path:
+    """ecj as published on Maven Central (signed), which the build keeps under build/published/; the
+    copy among pybridge's jars has its signature files removed (build.gradle says why), and a user's
+    ecj does not."""
+    published = sorted((Path(__file__).resolve().parent.parent / "build" / "published").glob("ecj-*.jar"))
+    return published[0] if published else next(jars_dir().glob("ecj-*.jar"))
+
+
 def ecj_cmd(job: dict, out: str) -> list[str]:
-    jar = next(jars_dir().glob("ecj-*.jar"))
+    jar = ecj_jar()
     return ["java", "-Xmx3g", "-cp", str(jar), "org.eclipse.jdt.internal.compiler.batch.Main",
             "-d", "none", "-proceedOnError", *_common(job)]
 

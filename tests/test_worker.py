@@ -12,6 +12,7 @@ import pytest
 
 from pybridge.errors import WorkerError
 from pybridge.worker import IndexRequest, IndexTask, Worker
+from pybridge.worker.client import jars_dir
 from tests.indexing import java_files
 
 
@@ -193,3 +194,18 @@ def test_a_warmed_up_worker_answers_its_first_request_normally(tmp_path):
         w.warmup()
         result = w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]))
     assert len(result.files) == 5 and all(f.binding_complete for f in result.files)
+
+
+def test_the_installed_jars_carry_no_signature_files():
+    """build.gradle removes the signature files Eclipse publishes its jars with (a signed jar has
+    every class it loads digested by the JVM); the published ecj jar is kept for bench/."""
+    import re
+    import zipfile
+
+    jars = sorted(jars_dir().glob("*.jar"))
+    assert any(j.name.startswith("org.eclipse.jdt.core-") for j in jars)
+    signature = re.compile(r"META-INF/[^/]+\.(SF|RSA|DSA|EC)$")
+    signed = [j.name for j in jars if any(signature.match(n) for n in zipfile.ZipFile(j).namelist())]
+    assert signed == []
+    published = list((Path(__file__).resolve().parent.parent / "build" / "published").glob("ecj-*.jar"))
+    assert published and any(signature.match(n) for n in zipfile.ZipFile(published[0]).namelist())

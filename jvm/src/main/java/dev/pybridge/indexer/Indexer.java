@@ -101,6 +101,7 @@ public final class Indexer {
         FileASTRequestor requestor = new FileASTRequestor() {
             @Override
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
+                if (done[0] == 0) BindingTables.useIdentity(ast);
                 indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc);
                 done[0]++;
                 // A Python listener is told every 16 files (each call crosses into Python); a stream

@@ -1,0 +1,79 @@
+package dev.pybridge.indexer;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+import org.eclipse.jdt.core.dom.AST;
+import org.eclipse.jdt.core.dom.CompilationUnit;
+
+/**
+ * Makes the DOM's compiler-binding table an identity map, as its own comment says it is.
+ *
+ * <p>{@code DefaultBindingResolver.BindingTables.compilerBindingsToASTBindings} maps each
+ * compiler binding to its one DOM binding, and every {@code resolveBinding()},
+ * {@code getTypeDeclaration()}, {@code getErasure()} goes through it. It is a
+ * {@code ConcurrentHashMap} over the compiler bindings' {@code hashCode}, which for a
+ * {@code ReferenceBinding} is the hash of its simple name only: every parameterization of
+ * {@code ImmutableList}, every nested {@code Builder}, lands in one bin. On guava those bins
+ * hold hundreds of entries, are treeified, and, the keys not being {@code Comparable}, are
+ * searched linearly: about a tenth of the indexer's time (JFR). Reference bindings are
+ * unique ("equals() is the same as ==", says {@code ReferenceBinding.hashCode}), so an
+ * {@link IdentityHashMap} answers the same. One table serves all units of a
+ * {@code createASTs} call, and only the indexer's thread reads it.
+ *
+ * <p>The swap goes through JDT internals by reflection; if they change, it is skipped and
+ * the table stays as JDT made it (slower, same answers).
+ */
+final class BindingTables {
+    private BindingTables() {}
+
+    private static Method getBindingResolver;
+    private static Field tablesField;
+    private static Field mapField;
+    private static boolean unavailable;
+
+    /** The table behind {@code ast}'s resolver, or null where JDT's internals are not as expected. */
+    static Object table(CompilationUnit ast) {
+        try {
+            Method m = AST.class.getDeclaredMethod("getBindingResolver");
+            m.setAccessible(true);
+            Object resolver = m.invoke(ast.getAST());
+            Field tables = resolver.getClass().getDeclaredField("bindingTables");
+            tables.setAccessible(true);
+            Field map = tables.getType().getDeclaredField("compilerBindingsToASTBindings");
+            map.setAccessible(true);
+            return map.get(tables.get(resolver));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Swap the table behind {@code ast}'s resolver for an identity map (once per table). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static void useIdentity(CompilationUnit ast) {
+        if (unavailable) return;
+        try {
+            if (mapField == null) {
+                getBindingResolver = AST.class.getDeclaredMethod("getBindingResolver");
+                getBindingResolver.setAccessible(true);
+            }
+            Object resolver = getBindingResolver.invoke(ast.getAST());
+            if (tablesField == null) {
+                Class<?> resolverClass = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver");
+                if (!resolverClass.isInstance(resolver)) return;
+                tablesField = resolverClass.getDeclaredField("bindingTables");
+                tablesField.setAccessible(true);
+                mapField = tablesField.getType().getDeclaredField("compilerBindingsToASTBindings");
+                mapField.setAccessible(true);
+            }
+            Object tables = tablesField.get(resolver);
+            Object current = mapField.get(tables);
+            if (current instanceof IdentityHashMap) return;
+            mapField.set(tables, new IdentityHashMap((Map) current));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            unavailable = true;
+        }
+    }
+}
