@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import time
@@ -209,3 +210,53 @@ def test_the_installed_jars_carry_no_signature_files():
     assert signed == []
     published = list((Path(__file__).resolve().parent.parent / "build" / "published").glob("ecj-*.jar"))
     assert published and any(signature.match(n) for n in zipfile.ZipFile(published[0]).namelist())
+
+
+def _jar_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    for jar in jars_dir().glob("*.jar"):
+        shutil.copy2(jar, jars / jar.name)
+    monkeypatch.setenv("PYBRIDGE_JARS", str(jars))
+    return jars
+
+
+def test_a_class_data_archive_serves_only_the_jars_and_options_it_was_made_for(tmp_path, monkeypatch):
+    from pybridge.worker import cds
+
+    jars = _jar_copy(tmp_path, monkeypatch)
+    monkeypatch.delenv("PYBRIDGE_CDS", raising=False)
+    assert not cds.up_to_date(jars)
+    archive = cds.build(jars)
+    assert archive.stat().st_size > 1_000_000
+    w = Worker()
+    args = cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args())
+    assert args == [f"-XX:SharedArchiveFile={archive}"]
+    # other JVM options (another heap): another layout, no archive
+    other = Worker(heap="1g")
+    assert cds.archive_args(jars, other.jar_classpath(), other.jvm_path, other.layout_args()) == []
+    monkeypatch.setenv("PYBRIDGE_CDS", "0")
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    monkeypatch.delenv("PYBRIDGE_CDS")
+    # a rebuilt jar: the archive is stale
+    jar = jars / "pybridge-indexer.jar"
+    os.utime(jar, ns=(jar.stat().st_atime_ns, jar.stat().st_mtime_ns + 1_000_000_000))
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    assert not cds.up_to_date(jars)
+
+
+def test_a_damaged_class_data_archive_does_not_stop_the_worker(tmp_path, monkeypatch):
+    from pybridge.worker import cds
+
+    jars = _jar_copy(tmp_path, monkeypatch)
+    w = Worker()
+    (jars / cds.ARCHIVE).write_bytes(b"\0garbage" * 4096)
+    (jars / (cds.ARCHIVE + ".key")).write_text(cds.archive_key(w.jar_classpath(), w.jvm_path, w.layout_args()))
+    assert cds.up_to_date(jars)     # it looks right: only the JVM can tell
+    src = tmp_path / "src" / "p"
+    src.mkdir(parents=True)
+    (src / "A.java").write_text("package p; class A { int f; int g() { return f; } }\n")
+    with w:
+        result = w.index(IndexRequest(files=[str(src / "A.java")], sourcepath=[str(src.parent)],
+                                      classpath=[], release="17"))
+    assert [len(f.declarations) for f in result.files] == [3]

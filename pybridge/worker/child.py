@@ -76,6 +76,10 @@ def main() -> int:
         if message[0] == "ping":
             protocol.send(proto_out, ("pong",))
             continue
+        if message[0] == "cds_dump":
+            Cds = jpype.JClass("dev.pybridge.indexer.Cds")
+            protocol.send(proto_out, ("cds", str(Cds.dump(JString(message[1])))))
+            continue
         if message[0] == "warmup":
             _warmup(Indexer, JArray, JString)
             protocol.send(proto_out, ("warm",))

@@ -220,8 +220,10 @@ class Worker:
 
     def __init__(self, heap: str = DEFAULT_HEAP, jvm_args: list[str] | None = None,
                  jvm_path: str | None = None, start_timeout: float = 120.0,
-                 agents: Sequence[str | Path] = ()) -> None:
+                 agents: Sequence[str | Path] = (), recording_cds: bool = False) -> None:
         self.heap = heap
+        self.recording_cds = recording_cds      # start with -XX:+RecordDynamicDumpInfo (cds.build)
+        self.started_classpath: list[str] = []
         self.agents: tuple[str, ...] = _agent_paths(agents)
         self.agent_error: str | None = None     # why the agents did not load (the child runs without them)
         self.extra_jvm_args = list(jvm_args or [])
@@ -252,6 +254,10 @@ class Worker:
         except (OSError, ValueError, IndexError):
             return None
         return None
+
+    def jar_classpath(self) -> list[str]:
+        """The jars a child starts with (raises `start_failed` when the indexer jar is missing)."""
+        return self._classpath()
 
     def _classpath(self) -> list[str]:
         d = jars_dir()
@@ -297,21 +303,38 @@ class Worker:
                                     f"{_first_lines(str(exc))}")
         self._start(())
 
+    def layout_args(self) -> list[str]:
+        """The JVM options every child starts with (the heap, the collector, the compiler), besides
+        its Java agents and class-data archive; a class-data archive is made for one set of them."""
+        # C1 only: on 2 cores C2's compile threads compete with the indexer; measured on
+        # commons-lang3 (bench/indexer_vs_ecj.py) a cold request took 3.4 s instead of 6.2 s
+        # and warm requests were faster too. One compiler thread (ergonomics gave two): the
+        # other core stages facts in Python; a guava index used about 1 s less CPU.
+        # DisableExplicitGC: JPype calls System.gc() from Python's GC callback whenever the
+        # child's malloc'd memory grew (each shipped chunk does): a full GC each time, up to a
+        # second or more per sync. -Xms: the default initial heap (1/64 of RAM) filled its
+        # old generation on commons-lang3 and cost a full GC; starting at up to 1 GB avoids it.
+        return [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
+                "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
+                "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
+                "-XX:CICompilerCount=1", *self.extra_jvm_args]
+
     def _start(self, agents: tuple[str, ...]) -> None:
+        classpath = self._classpath()
+        layout = self.layout_args()
+        if self.recording_cds:
+            sharing = ["-XX:+RecordDynamicDumpInfo"]
+        elif agents:
+            sharing = []        # an agent may rewrite classes as they load: no archive (cds.py)
+        else:
+            from pybridge.worker import cds
+
+            sharing = cds.archive_args(jars_dir(), classpath, self.jvm_path, layout)
+        self.started_classpath = classpath
         config = {
-            "classpath": self._classpath(),
+            "classpath": classpath,
             "jvm_path": self.jvm_path,
-            # C1 only: on 2 cores C2's compile threads compete with the indexer; measured on
-            # commons-lang3 (bench/indexer_vs_ecj.py) a cold request took 3.4 s instead of 6.2 s
-            # and warm requests were faster too.
-            # DisableExplicitGC: JPype calls System.gc() from Python's GC callback whenever the
-            # child's malloc'd memory grew (each shipped chunk does): a full GC each time, up to a
-            # second or more per sync. -Xms: the default initial heap (1/64 of RAM) filled its
-            # old generation on commons-lang3 and cost a full GC; starting at up to 1 GB avoids it.
-            "jvm_args": [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
-                         "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
-                         "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
-                         *self.extra_jvm_args, *(f"-javaagent:{a}" for a in agents)],
+            "jvm_args": [*layout, *sharing, *(f"-javaagent:{a}" for a in agents)],
         }
         env = dict(os.environ, PYBRIDGE_WORKER_CONFIG=json.dumps(config))
         self._log = tempfile.TemporaryFile(prefix="pybridge-worker-", suffix=".log")
@@ -343,6 +366,18 @@ class Worker:
         message = self._receive(self.start_timeout, during="warm-up")
         if message is None:
             raise self._died("warm-up")
+
+    def dump_cds(self, path: str) -> str:
+        """Have the running child's JVM (started with `recording_cds`) write a class-data archive to
+        `path`; returns "" when it did, else what went wrong."""
+        try:
+            protocol.send(self._stdin(), ("cds_dump", path))
+        except OSError:
+            raise self._died("class-data dump") from None
+        message = self._receive(self.start_timeout, during="class-data dump")
+        if message is None or message[0] != "cds":
+            raise self._died("class-data dump")
+        return str(message[1])
 
     def close(self) -> None:
         """Stops the child by closing its stdin (never SIGTERM: the JVM would skip clean-up)."""
