@@ -98,8 +98,9 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     of every module with sources.
 
     Maven's files go to `<state_dir>/maven/` (wiped when Maven runs), the
-    cache to `<state_dir>/classpath-cache.json` (see `cache.py`; `use_cache`
-    False ignores it but still refreshes it).
+    cache to `<state_dir>/classpath-cache.json` and to the user's shared
+    cache folder (see `cache.py`; `use_cache` False ignores both but still
+    refreshes them).
     `mvn_executable` and `env` default to `mvn` on the PATH of `os.environ`.
     Each Maven run is limited to `timeout` seconds. `progress` receives one
     sentence per step. Maven problems never raise; a state folder that cannot
@@ -119,9 +120,14 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     cached = load_cache(cache_file, key) if use_cache else None
     try:
         if cached is not None:
-            say("The POMs did not change since the last resolution: using the cached classpaths")
-            classpaths, releases = cached
+            classpaths, releases = cached.classpaths, cached.releases
             failures: dict[Key, str] = {}
+            if cached.shared:
+                say("The POMs did not change since they were last resolved: using the classpaths cached by "
+                    "another state folder")
+                store_cache(cache_file, key, classpaths, releases, shared=False)
+            else:
+                say("The POMs did not change since the last resolution: using the cached classpaths")
         else:
             classpaths, failures, releases = _resolve(workspace, modules, state_root / "maven", runner,
                                                       allow_online, say)
