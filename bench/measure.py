@@ -73,10 +73,15 @@ def _sync_progress(say):
 
 
 def full_sync(root: Path, state: Path, say=print) -> dict:
-    """A full sync into a fresh state folder (JVM start included), with the worker's peak RSS."""
+    """A full sync into a fresh state folder (JVM start included), with the worker's peak RSS.
+    A first sync: the classpath cache that state folders share is off (PYBRIDGE_CACHE_DIR=off), so
+    that Maven runs as it does for a workspace never synced before (a previous round, or another
+    bench, would otherwise have cached its classpaths)."""
     shutil.rmtree(state, ignore_errors=True)
     state.mkdir(parents=True)
     worker = Worker()
+    before = os.environ.get("PYBRIDGE_CACHE_DIR")
+    os.environ["PYBRIDGE_CACHE_DIR"] = "off"
     try:
         with PeakRss(worker) as rss:
             t0 = time.perf_counter()
@@ -84,6 +89,10 @@ def full_sync(root: Path, state: Path, say=print) -> dict:
             wall = time.perf_counter() - t0
     finally:
         worker.close()
+        if before is None:
+            os.environ.pop("PYBRIDGE_CACHE_DIR", None)
+        else:
+            os.environ["PYBRIDGE_CACHE_DIR"] = before
     return {"seconds": wall, "result": result.to_json(), "worker_peak_rss_bytes": rss.peak_bytes}
 
 

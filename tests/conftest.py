@@ -1,7 +1,9 @@
-"""Shared fixtures: one indexer worker for the whole session, the samples folder."""
+"""Shared fixtures: one indexer worker for the whole session, the samples folder, and a classpath
+cache folder (PYBRIDGE_CACHE_DIR) of their own for the session, each module and each test."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,31 @@ def worker():
 @pytest.fixture(scope="session")
 def samples() -> Path:
     return SAMPLES
+
+
+def _own_cache_dir(factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = factory.mktemp("pybridge-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_CACHE_DIR", str(folder))
+        yield folder
+
+
+# The shared classpath cache (workspace/cache.py) is never the user's ~/.cache, and no test reads what
+# another stored: one folder for the session's fixtures, one for each module's (they are set up
+# before any test's own), one for each test. Subprocesses (CLI, MCP servers) inherit it via os.environ.
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from _own_cache_dir(tmp_path_factory)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield from _own_cache_dir(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path_factory.mktemp("pybridge-cache")
+    monkeypatch.setenv("PYBRIDGE_CACHE_DIR", str(folder))
+    return folder

@@ -1,14 +1,22 @@
 """`resolve_classpaths`: per module and scope, the classpath (from Maven) and sourcepath.
 
-Steps (see `maven.py` for the throwaway reactor):
+Steps (see `maven.py` for the one run and the throwaway reactor):
 
 1. `mvn help:effective-pom -Doutput=<state>/maven/effective-pom.xml` at the
-   workspace root: all modules' effective POMs in one run.
-2. One `dependency:build-classpath` run on the throwaway reactor, which
-   resolves only external artifacts (siblings are source folders to us).
+   workspace root: all modules' effective POMs in one run. When no module
+   depends on a sibling (our POM reading), the same run also resolves every
+   project on its real POMs: `dependency:build-classpath` (the test
+   classpath) and `dependency:list` (the scope of each entry: the main
+   classpath is, in the same order, the entries of scope compile, provided
+   or system), files in `<state>/maven/out/`. A module whose effective POM
+   has no sibling dependency and whose two files were written and read is
+   settled by this run (PYBRIDGE_MAVEN_ONE_RUN=0 turns the combined run off).
+2. One `dependency:build-classpath` run on the throwaway reactor for the
+   modules step 1 did not settle (none: no second run), which resolves only
+   external artifacts (siblings are source folders to us).
 3. Each step runs offline first; when something did not resolve and
-   `allow_online` is true, it runs again online (step 2 only for the failed
-   projects, `-pl ... -am`).
+   `allow_online` is true, it runs again online (step 1 only when the
+   effective POMs failed; step 2 only for the failed projects, `-pl ... -am`).
 4. A (module, scope) still unresolved gets a `classpath_unresolved`
    limitation with Maven's message, and its classpath is rebuilt from what
    does resolve (`fallback.py`: one more Maven run, one throwaway project per
@@ -63,8 +71,12 @@ from .maven import (
     EffectivePom,
     MavenRun,
     MavenRunner,
+    configures_dependency_plugin,
     dependency_xml,
+    one_run_files,
+    one_run_goals,
     read_classpath_file,
+    read_dependency_list,
     read_effective_poms,
     throwaway_pom,
     write_pom,
@@ -72,7 +84,7 @@ from .maven import (
 from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
 from .mvnconfig import local_repository
 from .nomaven import maven_needed
-from .pom import parse_xml
+from .pom import is_file, parse_xml
 
 Key = tuple[str, str]
 Progress = Callable[[str], None]
@@ -86,8 +98,9 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     of every module with sources.
 
     Maven's files go to `<state_dir>/maven/` (wiped when Maven runs), the
-    cache to `<state_dir>/classpath-cache.json` (see `cache.py`; `use_cache`
-    False ignores it but still refreshes it).
+    cache to `<state_dir>/classpath-cache.json` and to the user's shared
+    cache folder (see `cache.py`; `use_cache` False ignores both but still
+    refreshes them).
     `mvn_executable` and `env` default to `mvn` on the PATH of `os.environ`.
     Each Maven run is limited to `timeout` seconds. `progress` receives one
     sentence per step. Maven problems never raise; a state folder that cannot
@@ -107,9 +120,14 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     cached = load_cache(cache_file, key) if use_cache else None
     try:
         if cached is not None:
-            say("The POMs did not change since the last resolution: using the cached classpaths")
-            classpaths, releases = cached
+            classpaths, releases = cached.classpaths, cached.releases
             failures: dict[Key, str] = {}
+            if cached.shared:
+                say("The POMs did not change since they were last resolved: using the classpaths cached by "
+                    "another state folder")
+                store_cache(cache_file, key, classpaths, releases, shared=False)
+            else:
+                say("The POMs did not change since the last resolution: using the cached classpaths")
         else:
             classpaths, failures, releases = _resolve(workspace, modules, state_root / "maven", runner,
                                                       allow_online, say)
@@ -147,8 +165,12 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
     repo = local_repository(workspace.root, runner.env)    # Maven's, as the workspace configures it
     classpaths: dict[Key, list[Path]] = {}
     failures: dict[Key, str] = {}
-    say("Reading the effective POMs with Maven")
-    effs, eff_problem = _effective_poms(runner, workspace, state, allow_online)
+    one_run = _one_run_possible(workspace)
+    if one_run:
+        say("Reading the effective POMs with Maven, resolving the classpaths in the same run")
+    else:
+        say("Reading the effective POMs with Maven")
+    effs, eff_problem = _effective_poms(runner, workspace, state, allow_online, one_run)
     if effs is None:
         deps_of = {m.id: list(m.dependencies) for m in workspace.modules}
         for key in keys:
@@ -167,8 +189,16 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
                 failures[(m.id, s)] = (f"Maven's reactor has no project {m.id}; is its <module> entry in "
                                        "a profile that is not active? The classpath holds only the declared "
                                        "dependencies' own jars already in the local repository.")
-    todo = [m for m in modules if m.id in effs]
-    say(f"Resolving the classpaths of {len(todo)} modules with Maven")
+    settled = _settled(workspace, effs, [m for m in modules if m.id in effs], state / "out") if one_run else {}
+    classpaths.update(settled)
+    todo = [m for m in modules if m.id in effs and m.id not in {mid for mid, _ in settled}]
+    if not todo:
+        return classpaths, failures, _releases(effs)
+    if one_run:
+        say(f"Resolving the classpaths of {len(todo)} of {len(modules)} modules again with Maven, "
+            "on throwaway POMs (the first run could not give their classpaths)")
+    else:
+        say(f"Resolving the classpaths of {len(todo)} modules with Maven")
     resolved, errors, everything_failed = _reactor(runner, workspace, effs, todo, state, allow_online)
     classpaths.update(resolved)
     if everything_failed:       # Maven itself failed (plugin unavailable, timeout): a second run would too
@@ -185,8 +215,50 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
             gone = ", ".join(missing[key]) or "none of them alone"
             failures[key] = (f"{message.rstrip('.')}. The classpath holds the dependencies that resolve on their own "
                              f"(unresolved: {gone}).")
-    releases = {mid: java_release(e.prop, e.compiler_configs)[0] for mid, e in effs.items()}
-    return classpaths, failures, releases
+    return classpaths, failures, _releases(effs)
+
+
+def _releases(effs: Mapping[str, EffectivePom]) -> dict[str, int]:
+    return {mid: java_release(e.prop, e.compiler_configs)[0] for mid, e in effs.items()}
+
+
+def _one_run_possible(ws: Workspace) -> bool:
+    """Whether the effective-POM run may also resolve the classpaths on the real POMs: no module
+    depends on a sibling (MDEP-409), and no workspace POM configures maven-dependency-plugin in a
+    way that would apply to the run's goals (where its files go, what they hold)."""
+    if os.environ.get("PYBRIDGE_MAVEN_ONE_RUN") == "0" or any(m.sibling_deps for m in ws.modules):
+        return False
+    for pom in ws.pom_paths:
+        try:
+            xml = parse_xml(pom)
+        except PomError:
+            return False
+        if any(configures_dependency_plugin(b) for b in xml.iter("build")):
+            return False
+    return True
+
+
+def _settled(ws: Workspace, effs: Mapping[str, EffectivePom], modules: list[Module],
+             outdir: Path) -> dict[Key, list[Path]]:
+    """The classpaths the one run gives, for the modules it settles: the effective POM has no
+    dependency on a project of the reactor, nor a maven-dependency-plugin configuration of its own,
+    and both files were written and read, every classpath entry with its scope in the list and none
+    of them a project of the reactor. Every other module is left to the throwaway reactor."""
+    reactor = set(effs) | {m.id for m in ws.modules}
+    out: dict[Key, list[Path]] = {}
+    for m in modules:
+        eff = effs[m.id]
+        if eff.dependency_plugin_configured or any(d.ga in reactor for d, _ in eff.dependencies):
+            continue
+        cp_file, list_file = one_run_files(outdir, eff.group_id, eff.artifact_id)
+        test = read_classpath_file(cp_file)
+        listed = read_dependency_list(list_file) if test is not None else None
+        if test is None or listed is None or not all(p in listed and listed[p][0] not in reactor for p in test):
+            continue
+        cps = {"test": test, "main": [p for p in test if listed[p][1] in MAIN_DEP_SCOPES]}
+        for s in m.scopes:
+            out[(m.id, s)] = cps[s]
+    return out
 
 
 def sourcepath(workspace: Workspace, module: Module, scope: str) -> tuple[Path, ...]:
@@ -211,16 +283,23 @@ def _modes(allow_online: bool) -> list[bool]:
     return [True, False] if allow_online else [True]
 
 
-def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path,
-                    allow_online: bool) -> tuple[dict[str, EffectivePom] | None, str | None]:
-    target = state / "effective-pom.xml"
+def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path, allow_online: bool,
+                    one_run: bool = False) -> tuple[dict[str, EffectivePom] | None, str | None]:
+    """The effective POMs (None and why not when Maven gave none). `one_run`: the same run also
+    writes each project's classpath files to `<state>/out` (`--fail-never`, so only the
+    effective POM's file tells whether the run served: a project that failed has no files)."""
+    target, outdir = state / "effective-pom.xml", state / "out"
+    if one_run:
+        args = ["-q", "-fn", "-f", str(ws.root / "pom.xml"), *one_run_goals(target, outdir)]
+    else:
+        args = ["-q", "-f", str(ws.root / "pom.xml"), f"{HELP_PLUGIN}:effective-pom", f"-Doutput={target}"]
+    name = "effective-pom-and-classpaths" if one_run else "effective-pom"
     run: MavenRun | None = None
     for offline in _modes(allow_online):
         target.unlink(missing_ok=True)
-        run = runner.run("effective-pom" + ("-offline" if offline else "-online"),
-                         ["-q", "-f", str(ws.root / "pom.xml"), f"{HELP_PLUGIN}:effective-pom",
-                          f"-Doutput={target}"], ws.root, offline=offline)
-        if run.ok and target.is_file():
+        shutil.rmtree(outdir, ignore_errors=True)
+        run = runner.run(name + ("-offline" if offline else "-online"), args, ws.root, offline=offline)
+        if (run.ok or (one_run and run.returncode is not None)) and is_file(target):
             try:
                 return read_effective_poms(parse_xml(target, max_bytes=None)), None
             except PomError as exc:

@@ -1,11 +1,26 @@
-"""Running Maven: the effective POMs, and throwaway POM trees that only resolve.
+"""Running Maven: the effective POMs, classpaths of the real POMs, and throwaway POM trees that only resolve.
 
 Every call runs `mvn -B -ntp -Dstyle.color=never` with a timeout, in its own
 process group (killed as a group on timeout), output captured to a log file
 in the state folder. Nothing is ever written into the user's tree: the
 effective POMs are read with `help:effective-pom -Doutput=<state file>`, and
-classpaths are resolved by `dependency:build-classpath` run on POMs that live
-in the state folder.
+every classpath file goes to the state folder.
+
+The one run (`ONE_RUN_GOALS`, when no module depends on a sibling): the
+effective POMs, and on the same real POMs `dependency:build-classpath` (the
+test classpath) and `dependency:list` (each entry's mediated scope, which
+gives the main classpath: compile, provided and system), one pair of files per
+project, named by `${project.groupId}~${project.artifactId}` (Maven
+interpolates the `-D` value per project), under `--fail-never`. A project
+whose files are missing (resolution failed, e.g. a test-only artifact) is
+resolved again by the throwaway reactor. It cannot serve a module with a
+sibling dependency (MDEP-409: the sibling is not built), nor one whose POM
+configures maven-dependency-plugin at plugin level or for `default-cli`
+(that configuration would win over the `-D` values, and could send the
+files into the user's tree): such a POM in the workspace keeps the whole
+workspace on the two runs; one in a parent outside the workspace is seen
+only in the effective POM, after the run (its module then goes to the
+throwaway reactor).
 
 The throwaway reactor (one Maven run for the whole workspace), per real
 module M with sources:
@@ -67,6 +82,7 @@ THROWAWAY_GROUP = "pybridge.throwaway"
 MAIN_EXEC, TEST_EXEC = "pb-main", "pb-test"
 BUILD_CLASSPATH = [f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{MAIN_EXEC}",
                    f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{TEST_EXEC}"]
+_LIST_LINE = re.compile(r"^\s+((?:[^\s:]+:){3,4}[^\s:]+):(compile|provided|system|runtime|test):(.+)$")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _BOILERPLATE = re.compile(r"^(|To see the full stack trace.*|Re-run Maven using.*|For more information about "
@@ -202,6 +218,9 @@ class EffectivePom:
     extensions: list[ET.Element]           # build extensions and plugins with <extensions>true
     properties: dict[str, str]
     compiler_configs: list[ET.Element]
+    # maven-dependency-plugin has a plugin-level or `default-cli` configuration (plugins or
+    # pluginManagement): it would apply to our command-line goals on this project
+    dependency_plugin_configured: bool = False
 
     @property
     def id(self) -> str:
@@ -227,8 +246,62 @@ def read_effective_poms(root: ET.Element) -> dict[str, EffectivePom]:
         eff = EffectivePom(text(p, "groupId") or "", text(p, "artifactId") or "", text(p, "packaging") or "jar",
                            deps, p.findall("dependencyManagement/dependencies/dependency"),
                            p.find("repositories"), p.find("pluginRepositories"), ext,
-                           {c.tag: (c.text or "").strip() for c in p.findall("properties/*")}, configs)
+                           {c.tag: (c.text or "").strip() for c in p.findall("properties/*")}, configs,
+                           build is not None and configures_dependency_plugin(build))
         out[eff.id] = eff
+    return out
+
+
+def configures_dependency_plugin(build: ET.Element) -> bool:
+    """Whether a `<build>` gives maven-dependency-plugin a configuration that applies to a goal
+    run from the command line: at plugin level, or in a `default-cli` execution."""
+    for plugin in build.findall("plugins/plugin") + build.findall("pluginManagement/plugins/plugin"):
+        if text(plugin, "artifactId") != DEPENDENCY_PLUGIN[1] or (text(plugin, "groupId") or DEPENDENCY_PLUGIN[0]) \
+                != DEPENDENCY_PLUGIN[0]:
+            continue
+        config = plugin.find("configuration")
+        if (config is not None and len(config)) or any(
+                text(ex, "id") == "default-cli" for ex in plugin.findall("executions/execution")):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- the one run on the real POMs
+
+def one_run_goals(effective_pom: Path, outdir: Path) -> list[str]:
+    """The goals (and their -D values) of the one run: the effective POMs to `effective_pom`, and per
+    project `<g>~<a>.test.cp` (build-classpath) and `<g>~<a>.list` (list, with scopes and paths) in `outdir`."""
+    name = "${project.groupId}~${project.artifactId}"
+    plugin = ":".join(DEPENDENCY_PLUGIN)
+    return [f"{HELP_PLUGIN}:effective-pom", f"-Doutput={effective_pom}",
+            f"{plugin}:build-classpath", f"-Dmdep.outputFile={outdir / name}.test.cp",
+            f"{plugin}:list", f"-DoutputFile={outdir / name}.list", "-DoutputScope=true",
+            "-DoutputAbsoluteArtifactFilename=true"]
+
+
+def one_run_files(outdir: Path, group_id: str, artifact_id: str) -> tuple[Path, Path]:
+    """(build-classpath file, list file) of one project in the one run."""
+    return outdir / f"{group_id}~{artifact_id}.test.cp", outdir / f"{group_id}~{artifact_id}.list"
+
+
+def read_dependency_list(path: Path) -> dict[Path, tuple[str, str]] | None:
+    """`dependency:list` output (with scopes and absolute file names): file -> (groupId:artifactId, scope).
+    None when the file is missing or a line that names an artifact cannot be read. A line reads
+    `   g:a:type[:classifier]:version:scope:/abs/path[ (optional)][ -- module name [auto]]`."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    out: dict[Path, tuple[str, str]] = {}
+    for line in lines:
+        if not line.strip() or not line[:1].isspace() or line.strip() == "none":
+            continue        # blank, the "The following files have been resolved:" header, or no dependency
+        m = _LIST_LINE.match(line)
+        if m is None:
+            return None
+        where = m.group(3).split(" -- ", 1)[0].removesuffix(" (optional)").strip()
+        ga = ":".join(m.group(1).split(":")[:2])
+        out[Path(where)] = (ga, m.group(2))
     return out
 
 
@@ -329,9 +402,10 @@ def write_pom(project: ET.Element, path: Path) -> None:
     path.write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(project, encoding="utf-8"))
 
 
-def read_classpath_file(path: Path, throwaway_root: Path) -> list[Path] | None:
+def read_classpath_file(path: Path, throwaway_root: Path | None = None) -> list[Path] | None:
     """The entries of a build-classpath output file; None when Maven wrote none.
-    POM files (our throwaway siblings, pom-typed dependencies) are left out."""
+    POM files (our throwaway siblings, pom-typed dependencies) and anything under
+    `throwaway_root` are left out."""
     try:
         raw = path.read_text(encoding="utf-8").strip()
     except OSError:
@@ -339,7 +413,7 @@ def read_classpath_file(path: Path, throwaway_root: Path) -> list[Path] | None:
     out = []
     for entry in raw.split(os.pathsep) if raw else []:
         p = Path(entry.strip())
-        if not entry.strip() or p.suffix == ".pom" or p.is_relative_to(throwaway_root):
+        if not entry.strip() or p.suffix == ".pom" or (throwaway_root is not None and p.is_relative_to(throwaway_root)):
             continue
         out.append(p)
     return out
