@@ -74,14 +74,16 @@ def _sync_progress(say):
 
 def full_sync(root: Path, state: Path, say=print) -> dict:
     """A full sync into a fresh state folder (JVM start included), with the worker's peak RSS.
-    A first sync: the classpath cache that state folders share is off (PYBRIDGE_CACHE_DIR=off), so
-    that Maven runs as it does for a workspace never synced before (a previous round, or another
-    bench, would otherwise have cached its classpaths)."""
+    A first sync: unless the caller set PYBRIDGE_CACHE_DIR (bench/firstsync.py does, for its cold and
+    warm syncs), the classpath cache that state folders share is off, so that Maven runs as it does
+    for a workspace never synced before (a previous round, or another bench, would otherwise have
+    cached its classpaths)."""
     shutil.rmtree(state, ignore_errors=True)
     state.mkdir(parents=True)
     worker = Worker()
     before = os.environ.get("PYBRIDGE_CACHE_DIR")
-    os.environ["PYBRIDGE_CACHE_DIR"] = "off"
+    if before is None:
+        os.environ["PYBRIDGE_CACHE_DIR"] = "off"
     try:
         with PeakRss(worker) as rss:
             t0 = time.perf_counter()
