@@ -226,7 +226,8 @@ class Worker:
         self.started_classpath: list[str] = []
         self.agents: tuple[str, ...] = _agent_paths(agents)
         self.agent_error: str | None = None     # why the agents did not load (the child runs without them)
-        self.extra_jvm_args = list(jvm_args or [])
+        # PYBRIDGE_JVM_ARGS: more options for every worker JVM (space-separated; for experiments).
+        self.extra_jvm_args = [*(jvm_args or []), *os.environ.get("PYBRIDGE_JVM_ARGS", "").split()]
         self.jvm_path = jvm_path or os.environ.get("PYBRIDGE_JVM_PATH")
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen[bytes] | None = None
