@@ -57,3 +57,15 @@ def test_a_users_own_maven_opts_get_no_archive(tmp_path, monkeypatch):
     monkeypatch.setenv("MAVEN_OPTS", "-Xmx512m")
     _effective_pom(tmp_path, MavenRunner(), "own")
     assert not folder.exists() or not list(folder.iterdir())
+
+
+def test_no_archive_where_pybridge_may_write_no_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYBRIDGE_MAVEN_CDS_DIR", raising=False)
+    monkeypatch.delenv("MAVEN_OPTS", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("PYBRIDGE_CACHE_DIR", "off")
+    _effective_pom(tmp_path, MavenRunner(), "off")
+    assert not (tmp_path / "xdg").exists()
+    monkeypatch.setenv("PYBRIDGE_CACHE_DIR", str(tmp_path / "cache"))
+    _effective_pom(tmp_path, MavenRunner(), "cache")
+    assert len(list((tmp_path / "cache" / "maven-cds").glob("*.jsa"))) == 1

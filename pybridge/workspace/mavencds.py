@@ -7,8 +7,8 @@ resolver, the help and dependency plugins) before it does any work. A dynamic CD
 class realms too, since they are loaded from jar files.
 
 The first run for a given Maven installation and Java writes the archive as it exits
-(`-XX:ArchiveClassesAtExit`, a fraction of a second) to `maven-cds/` in the user cache folder
-(or PYBRIDGE_MAVEN_CDS_DIR); later runs map it
+(`-XX:ArchiveClassesAtExit`, a fraction of a second) to `maven-cds/` in pybridge's cache folder
+(`cache_dir`; PYBRIDGE_CACHE_DIR=off: none); later runs map it
 (`-XX:SharedArchiveFile`). The name is a digest of the mvn script, the Java it runs, the jars
 of the installation and the options below, so another Maven or Java gets its own. The options
 are added only where pybridge already picks Maven's JVM options (a MAVEN_OPTS of the user's own
@@ -31,9 +31,16 @@ import platformdirs
 QUIET = ["-XX:+IgnoreUnrecognizedVMOptions", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
 
 
-def cache_dir(env: Mapping[str, str]) -> Path:
+def cache_dir(env: Mapping[str, str]) -> Path | None:
+    """PYBRIDGE_MAVEN_CDS_DIR, else `maven-cds/` in pybridge's cache folder (PYBRIDGE_CACHE_DIR,
+    else the user cache folder); None when PYBRIDGE_CACHE_DIR is empty or `off` (nothing written)."""
     configured = env.get("PYBRIDGE_MAVEN_CDS_DIR")
-    return Path(configured) if configured else Path(platformdirs.user_cache_dir("pybridge")) / "maven-cds"
+    if configured:
+        return Path(configured)
+    base = env.get("PYBRIDGE_CACHE_DIR")
+    if base is not None:
+        return None if base in ("", "off") else Path(base) / "maven-cds"
+    return Path(platformdirs.user_cache_dir("pybridge")) / "maven-cds"
 
 
 def _key(mvn: str, env: Mapping[str, str], base_opts: str) -> str:
@@ -56,7 +63,10 @@ def options(mvn: str, env: Mapping[str, str], base_opts: str) -> tuple[list[str]
     """JVM options for one mvn run, and (fresh dump, archive) when this run writes the archive."""
     if env.get("PYBRIDGE_CDS", "1") == "0":
         return [], None
-    archive = cache_dir(env) / f"{_key(mvn, env, base_opts)}.jsa"
+    folder = cache_dir(env)
+    if folder is None:
+        return [], None
+    archive = folder / f"{_key(mvn, env, base_opts)}.jsa"
     if archive.is_file():
         return [*QUIET, f"-XX:SharedArchiveFile={archive}"], None
     try:
