@@ -12,6 +12,8 @@ import threading
 import time
 from pathlib import Path
 
+import platformdirs
+
 from pybridge.sync import sync
 from pybridge.worker import Worker, jars_dir
 from pybridge.workspace import load_workspace, resolve_classpaths
@@ -70,6 +72,12 @@ def _sync_progress(say):
                       if event.get("phase") == "index" else event.get("message", ""))
             say(f"    [{event.get('phase')}] {detail}")
     return progress
+
+
+# Maven's class-data archive (pybridge/workspace/mavencds.py) is a set-up artifact like the local Maven
+# repository: benches keep it in the user cache folder even where they turn the classpath cache off or
+# point it at an empty folder (which would otherwise have every cold sync write a new one).
+os.environ.setdefault("PYBRIDGE_MAVEN_CDS_DIR", str(Path(platformdirs.user_cache_dir("pybridge")) / "maven-cds"))
 
 
 def full_sync(root: Path, state: Path, say=print) -> dict:
