@@ -251,3 +251,22 @@ def test_a_sync_killed_at_any_point_leaves_the_previous_generation_intact_and_se
     assert again.generation == 2 and again.incremental and again.rounds >= 2
     sync(root, state_dir=tmp_path / "fresh", worker=worker)
     assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
+def test_indexing_and_staging_run_with_fewer_cyclic_collections_and_the_thresholds_come_back(tmp_path, worker):
+    import gc
+
+    from pybridge.sync.pipeline import STAGING_GC_THRESHOLD
+
+    root = tmp_path / "ws"
+    shutil.copytree(ROOT / "samples" / "kitchen-sink", root)
+    seen: list[tuple[int, int, int]] = []
+
+    def progress(event: dict) -> None:
+        if event.get("phase") == "index":
+            seen.append(gc.get_threshold())
+
+    before = gc.get_threshold()
+    sync(root, state_dir=tmp_path / "state", worker=worker, force=True, progress=progress)
+    assert seen and set(seen) == {STAGING_GC_THRESHOLD}
+    assert gc.get_threshold() == before
