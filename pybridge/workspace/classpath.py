@@ -3,8 +3,9 @@
 Steps (see `maven.py` for the one run and the throwaway reactor):
 
 1. `mvn help:effective-pom -Doutput=<state>/maven/effective-pom.xml` at the
-   workspace root: all modules' effective POMs in one run. When no module
-   depends on a sibling (our POM reading), the same run also resolves every
+   workspace root: all modules' effective POMs in one run (in the one run
+   below, the extension writes them to `<state>/maven/out/effective-pom.xml`).
+   When no module depends on a sibling (our POM reading), the same run also resolves every
    project on its real POMs: the test classpath (as `dependency:build-classpath`
    gives it) and each entry's scope (as `dependency:list` does: the main
    classpath is, in the same order, the entries of scope compile, provided
