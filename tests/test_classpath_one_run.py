@@ -98,6 +98,58 @@ def test_the_one_run_writes_nothing_into_the_workspace(solo) -> None:
         "pom.xml", "src", "src/main", "src/main/java", "src/test", "src/test/java"]
 
 
+def commands(state: Path) -> list[str]:
+    """The mvn command of each run, in order (the first line of its log)."""
+    return [p.read_text(encoding="utf-8").splitlines()[0] for p in sorted((state / "maven" / "logs").iterdir())]
+
+
+def test_the_one_run_goes_through_the_maven_extension_without_a_plugin(solo) -> None:
+    [command] = commands(solo["base"] / "state")
+    assert "-Dmaven.ext.class.path=" in command and "pybridge-maven-ext.jar" in command
+    assert "maven-help-plugin" not in command and "maven-dependency-plugin" not in command
+
+
+@SCOPES
+def test_the_switch_takes_the_plugin_goals_with_the_same_classpaths(solo, monkeypatch: pytest.MonkeyPatch,
+                                                                    scope: str) -> None:
+    monkeypatch.setenv("PYBRIDGE_MAVEN_EXT", "0")
+    state = solo["base"] / f"state-plugins-{scope}"
+    mine, _ = ours(solo["root"], state, use_cache=False)
+    [command] = commands(state)
+    assert "maven.ext.class.path" not in command
+    assert f"{HELP_PLUGIN}:effective-pom" in command and "maven-dependency-plugin:3.8.1:build-classpath" in command
+    assert_equal(solo["maven"], mine, ".", scope)
+    assert paths(mine[(".", scope)]) == paths(solo["ours"][(".", scope)])
+
+
+def test_without_the_extension_jar_the_one_run_takes_the_plugin_goals(solo, monkeypatch: pytest.MonkeyPatch) -> None:
+    jars = solo["base"] / "no-jars"
+    jars.mkdir(exist_ok=True)
+    monkeypatch.setenv("PYBRIDGE_JARS", str(jars))
+    mine, _ = ours(solo["root"], solo["base"] / "state-no-jar", use_cache=False)
+    [command] = commands(solo["base"] / "state-no-jar")
+    assert "maven.ext.class.path" not in command and "maven-help-plugin" in command
+    assert {k: paths(r) for k, r in mine.items()} == {k: paths(r) for k, r in solo["ours"].items()}
+
+
+def test_an_extension_jar_maven_loads_nothing_from_falls_back_to_the_plugin_goals(
+        solo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A jar without the extension's component (as if Maven could not use it): the run writes
+    nothing, and the plugin goals run in its place, in the same mode."""
+    jars = solo["base"] / "empty-jar"
+    jars.mkdir(exist_ok=True)
+    with zipfile.ZipFile(jars / "pybridge-maven-ext.jar", "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    monkeypatch.setenv("PYBRIDGE_JARS", str(jars))
+    state = solo["base"] / "state-empty-jar"
+    mine, _ = ours(solo["root"], state, use_cache=False)
+    assert logs(state) == ["effective-pom-and-classpaths-offline", "effective-pom-and-classpaths-offline"]
+    first, second = commands(state)
+    assert "maven.ext.class.path" in first and "maven-help-plugin" not in first
+    assert "maven.ext.class.path" not in second and "maven-help-plugin" in second
+    assert {k: paths(r) for k, r in mine.items()} == {k: paths(r) for k, r in solo["ours"].items()}
+
+
 def test_the_switch_turns_the_one_run_off(solo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYBRIDGE_MAVEN_ONE_RUN", "0")
     mine, _ = ours(solo["root"], solo["base"] / "state-two-runs", use_cache=False)

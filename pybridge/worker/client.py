@@ -168,6 +168,11 @@ class _Pump:
         self._thread.join(timeout=30)
 
 
+# Beside the indexer's jars, but not one of them: the Maven core extension (jvm/maven-ext), which
+# pybridge/workspace/maven.py hands to Maven.
+MAVEN_EXT_JAR = "pybridge-maven-ext.jar"
+
+
 def jars_dir() -> Path:
     """Where the indexer jar and its runtime jars are (built by `gradle build`)."""
     override = os.environ.get("PYBRIDGE_JARS")
@@ -262,7 +267,8 @@ class Worker:
 
     def _classpath(self) -> list[str]:
         d = jars_dir()
-        jars = sorted(str(p) for p in d.glob("*.jar"))
+        # not the Maven core extension: Maven loads it, the worker has no use for it
+        jars = sorted(str(p) for p in d.glob("*.jar") if p.name != MAVEN_EXT_JAR)
         if not any(Path(j).name == "pybridge-indexer.jar" for j in jars):
             raise WorkerError(
                 f"The indexer jar is missing from {d}. Run `gradle build` at the repository root "

@@ -3,14 +3,20 @@
 Steps (see `maven.py` for the one run and the throwaway reactor):
 
 1. `mvn help:effective-pom -Doutput=<state>/maven/effective-pom.xml` at the
-   workspace root: all modules' effective POMs in one run. When no module
-   depends on a sibling (our POM reading), the same run also resolves every
-   project on its real POMs: `dependency:build-classpath` (the test
-   classpath) and `dependency:list` (the scope of each entry: the main
+   workspace root: all modules' effective POMs in one run (in the one run
+   below, the extension writes them to `<state>/maven/out/effective-pom.xml`).
+   When no module depends on a sibling (our POM reading), the same run also resolves every
+   project on its real POMs: the test classpath (as `dependency:build-classpath`
+   gives it) and each entry's scope (as `dependency:list` does: the main
    classpath is, in the same order, the entries of scope compile, provided
-   or system), files in `<state>/maven/out/`. A module whose effective POM
-   has no sibling dependency and whose two files were written and read is
-   settled by this run (PYBRIDGE_MAVEN_ONE_RUN=0 turns the combined run off).
+   or system), files in `<state>/maven/out/`. That run loads pybridge's Maven
+   core extension (`pybridge-maven-ext.jar`, see `maven.py`) and runs no
+   plugin; without the jar, with PYBRIDGE_MAVEN_EXT=0, or when Maven did not
+   load it (the run wrote nothing), the run is `help:effective-pom`,
+   `dependency:build-classpath` and `dependency:list` instead. A module whose
+   effective POM has no sibling dependency and whose two files were written
+   and read is settled by this run (PYBRIDGE_MAVEN_ONE_RUN=0 turns the
+   combined run off).
 2. One `dependency:build-classpath` run on the throwaway reactor for the
    modules step 1 did not settle (none: no second run), which resolves only
    external artifacts (siblings are source folders to us).
@@ -64,6 +70,8 @@ from .discovery import WIDTH
 from .fallback import SCOPE_FILTER, fallback, flatten, local_jars
 from .maven import (
     BUILD_CLASSPATH,
+    EXT_EFFECTIVE_POM,
+    EXT_STARTED,
     HELP_PLUGIN,
     MAIN_EXEC,
     TEST_EXEC,
@@ -73,6 +81,8 @@ from .maven import (
     MavenRunner,
     configures_dependency_plugin,
     dependency_xml,
+    ext_jar,
+    one_run_ext_args,
     one_run_files,
     one_run_goals,
     read_classpath_file,
@@ -286,28 +296,47 @@ def _modes(allow_online: bool) -> list[bool]:
 def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path, allow_online: bool,
                     one_run: bool = False) -> tuple[dict[str, EffectivePom] | None, str | None]:
     """The effective POMs (None and why not when Maven gave none). `one_run`: the same run also
-    writes each project's classpath files to `<state>/out` (`--fail-never`, so only the
-    effective POM's file tells whether the run served: a project that failed has no files)."""
+    writes each project's classpath files to `<state>/out`, through the Maven core extension when
+    it is there (`ext_jar`), else with the plugin goals under `--fail-never`; either way only the
+    effective POM's file tells whether the run served (a project that failed has no files)."""
     target, outdir = state / "effective-pom.xml", state / "out"
+    pom = str(ws.root / "pom.xml")
     if one_run:
-        args = ["-q", "-fn", "-f", str(ws.root / "pom.xml"), *one_run_goals(target, outdir)]
+        args = ["-q", "-fn", "-f", pom, *one_run_goals(target, outdir)]
     else:
-        args = ["-q", "-f", str(ws.root / "pom.xml"), f"{HELP_PLUGIN}:effective-pom", f"-Doutput={target}"]
+        args = ["-q", "-f", pom, f"{HELP_PLUGIN}:effective-pom", f"-Doutput={target}"]
     name = "effective-pom-and-classpaths" if one_run else "effective-pom"
+    ext = ext_jar() if one_run else None
     run: MavenRun | None = None
     for offline in _modes(allow_online):
+        mode = "-offline" if offline else "-online"
+        if ext is not None:
+            shutil.rmtree(outdir, ignore_errors=True)
+            run = runner.run(name + mode, ["-q", "-f", pom, *one_run_ext_args(ext, outdir)], ws.root,
+                             offline=offline)
+            if run.returncode is not None and is_file(outdir / EXT_EFFECTIVE_POM):
+                return _read_effective_poms(outdir / EXT_EFFECTIVE_POM)
+            if run.returncode is None:       # mvn missing or timed out: trying again will not help
+                break
+            if (outdir / EXT_STARTED).is_file():    # Maven could not read the projects: nor would the goals
+                continue
+            ext = None      # Maven did not load the extension: the plugin goals, from this run on
         target.unlink(missing_ok=True)
         shutil.rmtree(outdir, ignore_errors=True)
-        run = runner.run(name + ("-offline" if offline else "-online"), args, ws.root, offline=offline)
+        run = runner.run(name + mode, args, ws.root, offline=offline)
         if (run.ok or (one_run and run.returncode is not None)) and is_file(target):
-            try:
-                return read_effective_poms(parse_xml(target, max_bytes=None)), None
-            except PomError as exc:
-                return None, f"Maven's effective POM could not be read: {exc}"
+            return _read_effective_poms(target)
         if run.returncode is None:       # mvn missing or timed out: trying again will not help
             break
     assert run is not None
     return None, run.summary()
+
+
+def _read_effective_poms(path: Path) -> tuple[dict[str, EffectivePom] | None, str | None]:
+    try:
+        return read_effective_poms(parse_xml(path, max_bytes=None)), None
+    except PomError as exc:
+        return None, f"Maven's effective POM could not be read: {exc}"
 
 
 def _lib(i: int) -> str:

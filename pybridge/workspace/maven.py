@@ -6,12 +6,27 @@ in the state folder. Nothing is ever written into the user's tree: the
 effective POMs are read with `help:effective-pom -Doutput=<state file>`, and
 every classpath file goes to the state folder.
 
-The one run (`ONE_RUN_GOALS`, when no module depends on a sibling): the
-effective POMs, and on the same real POMs `dependency:build-classpath` (the
-test classpath) and `dependency:list` (each entry's mediated scope, which
-gives the main classpath: compile, provided and system), one pair of files per
-project, named by `${project.groupId}~${project.artifactId}` (Maven
-interpolates the `-D` value per project), under `--fail-never`. A project
+The one run (when no module depends on a sibling): the effective POMs, and
+per project of the real POMs its test classpath and each entry's mediated
+scope (which gives the main classpath: compile, provided and system), one pair
+of files per project named `<groupId>~<artifactId>` (`.test.cp`: the entries
+joined with the path separator; `.list`: dependency:list's lines). By default
+a Maven core extension (`pybridge-maven-ext.jar` beside the indexer's jars,
+built from jvm/maven-ext; `ext_jar`, `one_run_ext_args`) writes them, with
+no goal and no plugin: once Maven has read the projects it writes every
+effective model (`MavenXpp3Writer`, as help:effective-pom does) and resolves
+each project as Maven does for a mojo that requires test resolution
+(`ProjectDependenciesResolver`, the artifacts in the order
+`LifecycleDependencyResolver` gives them, which is build-classpath's order),
+then stops Maven before any goal with an error (exit code 1: the files, not
+the exit code, tell the outcome). A project that does not resolve gets a
+`.error` file instead. That saves building the realms of maven-help-plugin
+and maven-dependency-plugin (resolving their own dependency trees, most of
+the run's time). The plugin path (`one_run_goals`, PYBRIDGE_MAVEN_EXT=0, or
+when the jar is missing or Maven did not load it): `help:effective-pom`,
+`dependency:build-classpath` and `dependency:list` on the same POMs, the file
+names interpolated by Maven per project from
+`${project.groupId}~${project.artifactId}`, under `--fail-never`. A project
 whose files are missing (resolution failed, e.g. a test-only artifact) is
 resolved again by the throwaway reactor. It cannot serve a module with a
 sibling dependency (MDEP-409: the sibling is not built), nor one whose POM
@@ -20,7 +35,9 @@ configures maven-dependency-plugin at plugin level or for `default-cli`
 files into the user's tree): such a POM in the workspace keeps the whole
 workspace on the two runs; one in a parent outside the workspace is seen
 only in the effective POM, after the run (its module then goes to the
-throwaway reactor).
+throwaway reactor). Both rules hold for the extension path too, although it
+runs no plugin (a configuration of maven-dependency-plugin does not touch it):
+both paths settle the same modules.
 
 The throwaway reactor (one Maven run for the whole workspace), per real
 module M with sources:
@@ -42,7 +59,9 @@ test-only artifact would otherwise also fail the main classpath. The run uses
 
 Plugin versions are pinned (maven-help-plugin 3.4.1, maven-dependency-plugin
 3.8.1; both need Maven 3.6.3+); offline, they must already be in the local
-repository. Every run, on the real POMs or on throwaway ones, starts in the
+repository (the throwaway reactor always needs maven-dependency-plugin; the
+one run needs neither while the extension serves it: compiled for Java 8
+against Maven 3.6.3's API). Every run, on the real POMs or on throwaway ones, starts in the
 workspace root with Maven's project base directory set to the one Maven
 itself takes for the workspace (`maven_basedir`, passed as MAVEN_BASEDIR to
 the mvn script): so `.mvn/maven.config` (`-s settings.xml`, `-D` properties
@@ -79,6 +98,9 @@ from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml, text
 HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
 DEPENDENCY_PLUGIN = ("org.apache.maven.plugins", "maven-dependency-plugin", "3.8.1")
 THROWAWAY_GROUP = "pybridge.throwaway"
+# The files the Maven core extension of the one run (jvm/maven-ext) writes in its folder besides the
+# classpath files: the effective POMs, and `started` as soon as Maven loaded it (before reading projects).
+EXT_EFFECTIVE_POM, EXT_STARTED = "effective-pom.xml", "started"
 MAIN_EXEC, TEST_EXEC = "pb-main", "pb-test"
 BUILD_CLASSPATH = [f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{MAIN_EXEC}",
                    f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{TEST_EXEC}"]
@@ -277,6 +299,24 @@ def one_run_goals(effective_pom: Path, outdir: Path) -> list[str]:
             f"{plugin}:build-classpath", f"-Dmdep.outputFile={outdir / name}.test.cp",
             f"{plugin}:list", f"-DoutputFile={outdir / name}.list", "-DoutputScope=true",
             "-DoutputAbsoluteArtifactFilename=true"]
+
+
+def ext_jar() -> Path | None:
+    """The Maven core extension that serves the one run without plugins (`MAVEN_EXT_JAR` beside
+    the indexer's jars), None when it is missing or PYBRIDGE_MAVEN_EXT=0 asks for the plugin goals."""
+    if os.environ.get("PYBRIDGE_MAVEN_EXT") == "0":
+        return None
+    from pybridge.worker.client import MAVEN_EXT_JAR, jars_dir
+
+    jar = jars_dir() / MAVEN_EXT_JAR
+    return jar if jar.is_file() else None
+
+
+def one_run_ext_args(jar: Path, outdir: Path) -> list[str]:
+    """The arguments (no goal) of the one run through the extension: it writes the effective POMs to
+    `<outdir>/effective-pom.xml` and per project the same `.test.cp` and `.list` files as
+    `one_run_goals`, then stops Maven before any goal (exit code 1, the files tell the outcome)."""
+    return [f"-Dmaven.ext.class.path={jar}", f"-Dpybridge.out={outdir}"]
 
 
 def one_run_files(outdir: Path, group_id: str, artifact_id: str) -> tuple[Path, Path]:
