@@ -263,9 +263,6 @@ class Worker:
 
     def jar_classpath(self) -> list[str]:
         """The jars a child starts with (raises `start_failed` when the indexer jar is missing)."""
-        return self._classpath()
-
-    def _classpath(self) -> list[str]:
         d = jars_dir()
         # not the Maven core extension: Maven loads it, the worker has no use for it
         jars = sorted(str(p) for p in d.glob("*.jar") if p.name != MAVEN_EXT_JAR)
@@ -327,7 +324,7 @@ class Worker:
                 "-XX:CICompilerCount=1", *self.extra_jvm_args]
 
     def _start(self, agents: tuple[str, ...]) -> None:
-        classpath = self._classpath()
+        classpath = self.jar_classpath()
         layout = self.layout_args()
         if self.recording_cds:
             sharing = ["-XX:+RecordDynamicDumpInfo"]

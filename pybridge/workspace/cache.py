@@ -45,10 +45,10 @@ from pathlib import Path
 from .maven import DEPENDENCY_PLUGIN, HELP_PLUGIN
 from .model import Workspace
 from .mvnconfig import maven_basedir, settings_files
+from .userdirs import cache_home
 
 VERSION = 1
 SHARED_ENTRIES = 64         # the shared folder keeps the entries used last
-CACHE_DIR_ENV = "PYBRIDGE_CACHE_DIR"
 Key = tuple[str, str]
 log = logging.getLogger(__name__)
 
@@ -99,12 +99,8 @@ _ENV_NAME = re.compile(rb"\benv\.([A-Za-z_][A-Za-z0-9_]*)")
 
 def shared_dir() -> Path | None:
     """The shared folder of cached classpaths, None when PYBRIDGE_CACHE_DIR turns it off."""
-    value = os.environ.get(CACHE_DIR_ENV)
-    if value is not None:
-        return None if value.strip() in ("", "off") else Path(value).expanduser() / "classpaths"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "pybridge" / "classpaths"
+    home = cache_home()
+    return None if home is None else home / "classpaths"
 
 
 def load(path: Path, key: str) -> Cached | None:

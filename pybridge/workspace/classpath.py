@@ -201,7 +201,8 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
                                        "dependencies' own jars already in the local repository.")
     settled = _settled(workspace, effs, [m for m in modules if m.id in effs], state / "out") if one_run else {}
     classpaths.update(settled)
-    todo = [m for m in modules if m.id in effs and m.id not in {mid for mid, _ in settled}]
+    settled_ids = {mid for mid, _ in settled}
+    todo = [m for m in modules if m.id in effs and m.id not in settled_ids]
     if not todo:
         return classpaths, failures, _releases(effs)
     if one_run:

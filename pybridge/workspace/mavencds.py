@@ -26,21 +26,19 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-import platformdirs
+from .userdirs import cache_home
 
 QUIET = ["-XX:+IgnoreUnrecognizedVMOptions", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
 
 
 def cache_dir(env: Mapping[str, str]) -> Path | None:
-    """PYBRIDGE_MAVEN_CDS_DIR, else `maven-cds/` in pybridge's cache folder (PYBRIDGE_CACHE_DIR,
-    else the user cache folder); None when PYBRIDGE_CACHE_DIR is empty or `off` (nothing written)."""
+    """PYBRIDGE_MAVEN_CDS_DIR, else `maven-cds/` in pybridge's cache folder (`userdirs.cache_home`);
+    None when PYBRIDGE_CACHE_DIR is empty or `off` (nothing written)."""
     configured = env.get("PYBRIDGE_MAVEN_CDS_DIR")
     if configured:
         return Path(configured)
-    base = env.get("PYBRIDGE_CACHE_DIR")
-    if base is not None:
-        return None if base in ("", "off") else Path(base) / "maven-cds"
-    return Path(platformdirs.user_cache_dir("pybridge")) / "maven-cds"
+    home = cache_home(env)
+    return None if home is None else home / "maven-cds"
 
 
 def _key(mvn: str, env: Mapping[str, str], base_opts: str) -> str:
