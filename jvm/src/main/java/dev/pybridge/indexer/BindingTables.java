@@ -34,17 +34,36 @@ final class BindingTables {
     private static Field mapField;
     private static boolean unavailable;
 
+    /** The BindingTables object behind {@code ast}'s resolver; null where JDT's internals are not as
+     * expected (then never looked for again). The reflective handles are looked up once. */
+    private static Object tablesOf(CompilationUnit ast) {
+        if (unavailable) return null;
+        try {
+            if (tablesField == null) {
+                Method method = AST.class.getDeclaredMethod("getBindingResolver");
+                method.setAccessible(true);
+                Field tables = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver")
+                        .getDeclaredField("bindingTables");
+                tables.setAccessible(true);
+                Field map = tables.getType().getDeclaredField("compilerBindingsToASTBindings");
+                map.setAccessible(true);
+                getBindingResolver = method;
+                mapField = map;
+                tablesField = tables;
+            }
+            Object resolver = getBindingResolver.invoke(ast.getAST());
+            return tablesField.getDeclaringClass().isInstance(resolver) ? tablesField.get(resolver) : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            unavailable = true;
+            return null;
+        }
+    }
+
     /** The table behind {@code ast}'s resolver, or null where JDT's internals are not as expected. */
     static Object table(CompilationUnit ast) {
         try {
-            Method m = AST.class.getDeclaredMethod("getBindingResolver");
-            m.setAccessible(true);
-            Object resolver = m.invoke(ast.getAST());
-            Field tables = resolver.getClass().getDeclaredField("bindingTables");
-            tables.setAccessible(true);
-            Field map = tables.getType().getDeclaredField("compilerBindingsToASTBindings");
-            map.setAccessible(true);
-            return map.get(tables.get(resolver));
+            Object tables = tablesOf(ast);
+            return tables == null ? null : mapField.get(tables);
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
@@ -53,25 +72,13 @@ final class BindingTables {
     /** Swap the table behind {@code ast}'s resolver for an identity map (once per table). */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static void useIdentity(CompilationUnit ast) {
-        if (unavailable) return;
         try {
-            if (mapField == null) {
-                getBindingResolver = AST.class.getDeclaredMethod("getBindingResolver");
-                getBindingResolver.setAccessible(true);
-            }
-            Object resolver = getBindingResolver.invoke(ast.getAST());
-            if (tablesField == null) {
-                Class<?> resolverClass = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver");
-                if (!resolverClass.isInstance(resolver)) return;
-                tablesField = resolverClass.getDeclaredField("bindingTables");
-                tablesField.setAccessible(true);
-                mapField = tablesField.getType().getDeclaredField("compilerBindingsToASTBindings");
-                mapField.setAccessible(true);
-            }
-            Object tables = tablesField.get(resolver);
+            Object tables = tablesOf(ast);
+            if (tables == null) return;
             Object current = mapField.get(tables);
-            if (current instanceof IdentityHashMap) return;
-            mapField.set(tables, new IdentityHashMap((Map) current));
+            if (!(current instanceof IdentityHashMap)) {
+                mapField.set(tables, new IdentityHashMap((Map) current));
+            }
         } catch (ReflectiveOperationException | RuntimeException e) {
             unavailable = true;
         }
