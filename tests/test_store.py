@@ -9,7 +9,8 @@ import pytest
 from pybridge.errors import StoreError
 from pybridge.facts import Span
 from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store
-from pybridge.store.schema import MIGRATIONS
+from pybridge.store.schema import MIGRATIONS, index_definitions
+from pybridge.store.staging import FileSummary
 from tests.test_store_factories import (
     SCIP_PREFIX,
     decl,
@@ -246,6 +247,61 @@ def test_leaving_a_staging_without_publishing_discards_it(store):
         {k: v for k, v in before.items() if k != "symbols"}
     assert store.current_generation().number == 1
     assert publish(store, {APP_PATH: app_facts()}) == 2   # numbers have no gap
+
+
+def _indexes(path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+    finally:
+        conn.close()
+
+
+def test_a_first_staging_writes_without_indexes_and_publish_builds_them(tmp_path):
+    """A first sync stages in bulk: the secondary indexes are dropped while it writes and built
+    at publish, foreign keys are checked again after it; the next staging keeps its indexes."""
+    path = tmp_path / "store.sqlite"
+    every = set(index_definitions())
+    assert {"refs_by_target", "file_names_by_version", "declarations_by_symbol"} <= every
+    with Store.open(path) as store:
+        assert _indexes(path) == every
+        with store.stage({}, {}) as staging:
+            assert staging.bulk
+            assert _indexes(path) == set()
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts(),
+                             FileSummary(frozenset({"App", "greet"}), {}))
+            staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts(),
+                             FileSummary(frozenset({"Greeter", "greet"}), {}))
+            staging.publish({})
+        assert _indexes(path) == every
+        assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with store.reader() as r:
+            assert r.paths_mentioning(["greet"]) == {APP_PATH, GREETER_PATH}
+            assert r.count_references(r.symbol(GREET).id) == 2
+            assert [d.key for d in r.declarations(key=GREET)] == [GREET]
+        with store.stage({}, {}) as staging:
+            assert not staging.bulk
+            assert _indexes(path) == every
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            staging.publish({})
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
+
+
+def test_a_discarded_first_staging_leaves_every_index(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with Store.open(path) as store:
+        with pytest.raises(RuntimeError, match="boom"):
+            with store.stage({}, {}) as staging:
+                assert staging.bulk
+                staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+                raise RuntimeError("boom")
+        assert _indexes(path) == set(index_definitions())
+        assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert row_counts(store)["file_versions"] == 0
 
 
 def test_an_error_inside_a_staging_discards_it_and_keeps_the_error(store):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.store import Store
+from pybridge.store.schema import index_definitions, missing_indexes
 from tests.test_store_factories import class_key, method_key, stage_synthetic, synthetic_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,4 +152,37 @@ def test_a_sigkilled_sync_leaves_a_complete_published_generation(
         assert stage_synthetic(store, N_FILES, REFS_PER_FILE,
                                variant_of=variant_of_generation(2)) == published + 1
         assert_generation_complete(store, published + 1, content=2)
+    assert_no_debris(path)
+
+
+@pytest.mark.parametrize(("kill_at", "dropped"), [
+    pytest.param("file60@1", True, id="mid-batch-after-60-files"),
+    pytest.param("staging.batch_committed@2", True, id="right-after-a-batch-commit"),
+    pytest.param("publish.before_indexes@1", True, id="before-building-the-indexes"),
+    pytest.param("publish.before_commit@1", False, id="inside-publish-before-commit"),
+])
+def test_a_sigkilled_first_sync_leaves_a_store_the_next_sync_fills(tmp_path, kill_at, dropped):
+    """A first sync stages without the secondary indexes (Staging, bulk): killed before it
+    published, it leaves them dropped, and the next writer builds them before collecting."""
+    path = tmp_path / "store.sqlite"
+    run_child_until_killed(path, kill_at, keep=3)
+
+    conn = sqlite3.connect(path)
+    missing = [name for name in index_definitions() if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()]
+    conn.close()
+    assert bool(missing) == dropped     # publish builds them before its own transaction
+
+    with Store.open(path, keep=3) as store:
+        assert store.current_generation() is None
+    assert_no_debris(path)
+    conn = sqlite3.connect(path)
+    try:
+        assert missing_indexes(conn) == []
+        assert conn.execute("SELECT count(*) FROM file_versions").fetchone()[0] == 0
+    finally:
+        conn.close()
+    with Store.open(path, keep=3) as store:
+        assert stage_synthetic(store, N_FILES, REFS_PER_FILE, variant_of=variant_of_generation(2)) == 1
+        assert_generation_complete(store, 1, content=2)
     assert_no_debris(path)

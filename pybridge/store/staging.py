@@ -29,6 +29,7 @@ from pybridge.facts import FileFacts, Span
 from . import faults, gc
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
+from . import schema
 from .schema import (
     BLOCK_REASON_CODES,
     DECL_KIND_CODES,
@@ -105,7 +106,7 @@ class Staging:
     """An unpublished generation being written. Use as a context manager."""
 
     def __init__(self, *, conn: sqlite3.Connection, path: Path, lock: WriterLock, keep: int,
-                 generation_id: int, meta: dict[str, Any], batch_rows: int) -> None:
+                 generation_id: int, meta: dict[str, Any], batch_rows: int, bulk: bool = False) -> None:
         self._conn = conn
         self._path = path
         self._lock = lock
@@ -119,13 +120,30 @@ class Staging:
         self._pending_rows = 0
         self._symbols: dict[str, list[Any]] = {}
         self._next_id: int | None = None
+        self._names: list[tuple[str, int]] = []    # file_names rows of this batch (written sorted)
         self._state = "open"   # open -> published | discarded | failed
+        self.bulk = bulk
         # A staging writes hundreds of thousands of rows into three B-trees per table (the key and
         # two indexes on refs): with SQLite's default 2 MB page cache the index pages are evicted
         # and read back again and again (measured: 15% of staging's CPU on commons-lang3). Back
         # to the connection's own size when the staging ends.
         self._cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
         conn.execute(f"PRAGMA cache_size = {-STAGING_CACHE_KIB}")
+        if bulk:
+            # A first sync (no file version stored yet, so no reader can be served from one):
+            # rows go into tables without their secondary indexes, which publish builds at once
+            # (a sort each) instead of inserting each row into each index B-tree at a random
+            # place; and without foreign-key checks, since every id written comes from this
+            # staging's own symbols and versions. On guava's facts (a replay without the JVM)
+            # staging took 4.3-5.9 s instead of 7.3-7.6 s, and publish 0.6-0.8 s more. Both
+            # come back when the staging ends; a crash in between leaves indexes that the next
+            # writer builds (`Store.open`, `Store.stage`) before it collects the debris.
+            conn.execute("PRAGMA foreign_keys = OFF")
+            try:
+                schema.drop_indexes(conn)
+            except BaseException:
+                conn.execute("PRAGMA foreign_keys = ON")
+                raise
 
     # context manager -------------------------------------------------------
 
@@ -270,6 +288,10 @@ class Staging:
         try:
             if conn.in_transaction:
                 self._commit_batch()
+            if self.bulk:
+                faults.hit("publish.before_indexes")
+                schema.restore_indexes(conn)
+                conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = FULL")
             try:
                 with transaction(conn):
@@ -332,7 +354,10 @@ class Staging:
         try:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            self._names.clear()
             if self._lock.held:   # never collect without the lock: it may be another's staging
+                if self.bulk:
+                    schema.restore_indexes(conn)    # before the cascades, which look rows up by them
                 gc.collect(conn, self._keep)
         except sqlite3.Error as exc:
             raise error(self._path, "cleaned up", exc) from exc
@@ -350,6 +375,7 @@ class Staging:
 
     def _fail(self) -> None:
         self._state = "failed"
+        self._names.clear()
         if self._conn.in_transaction:
             try:
                 self._conn.execute("ROLLBACK")
@@ -367,11 +393,19 @@ class Staging:
     def _release(self) -> None:
         try:
             self._conn.execute(f"PRAGMA cache_size = {int(self._cache_size)}")
+            if self.bulk:
+                self._conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error:
             pass      # only memory: the connection keeps the larger cache
         self._lock.release()
 
     def _commit_batch(self) -> None:
+        if self._names:
+            # In name order: the rows go into the (name, version) B-tree page by page instead of
+            # file by file at every name's place (measured: half the time of inserting them per file).
+            self._names.sort()
+            self._conn.executemany("INSERT INTO file_names (name, file_version_id) VALUES (?, ?)", self._names)
+            self._names.clear()
         self._conn.execute("COMMIT")
         self._pending_rows = 0
         faults.hit("staging.batch_committed")
@@ -441,8 +475,7 @@ class Staging:
             return
         conn.execute("INSERT INTO file_summaries (file_version_id, signatures) VALUES (?, ?)",
                      (fv, dumps(summary.signatures, "declaration signatures")))
-        conn.executemany("INSERT INTO file_names (name, file_version_id) VALUES (?, ?)",
-                         [(name, fv) for name in sorted(summary.names)])
+        self._names.extend([(name, fv) for name in summary.names])
         self._pending_rows += len(summary.names)
 
     def _intern_file(self, facts: FileFacts, canon: CanonicalFacts) -> Callable[[str], int | None]:

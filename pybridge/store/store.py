@@ -84,6 +84,7 @@ class Store:
                 _migrate(conn, lock, path, keep)
             elif lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
                 try:
+                    schema.restore_indexes(conn)    # a first sync that crashed left them dropped
                     if _gc.needed(conn, keep):
                         _gc.collect(conn, keep)
                 finally:
@@ -155,6 +156,7 @@ class Store:
                     f"then sync again.", path=str(self.path),
                 )
             try:
+                schema.restore_indexes(self._conn)
                 if _gc.needed(self._conn, self.keep):
                     _gc.collect(self._conn, self.keep)
                 with transaction(self._conn):
@@ -164,15 +166,21 @@ class Store:
                         (STAGING, datetime.now(timezone.utc).isoformat(timespec="seconds"),
                          snapshot_json, meta_json),
                     ).fetchone()[0]
+                    # Nothing stored yet (a first sync): the staging writes in bulk (see Staging).
+                    bulk = self._conn.execute("SELECT NOT EXISTS (SELECT 1 FROM file_versions)").fetchone()[0]
             except sqlite3.Error as exc:
                 self._lock.release()
                 raise error(self.path, "written", exc) from exc
             except BaseException:
                 self._lock.release()
                 raise
-        return Staging(conn=self._conn, path=self.path, lock=self._lock, keep=self.keep,
-                       generation_id=generation_id, meta=json.loads(meta_json),
-                       batch_rows=self.batch_rows)
+        try:
+            return Staging(conn=self._conn, path=self.path, lock=self._lock, keep=self.keep,
+                           generation_id=generation_id, meta=json.loads(meta_json),
+                           batch_rows=self.batch_rows, bulk=bool(bulk))
+        except sqlite3.Error as exc:
+            self._lock.release()
+            raise error(self.path, "written", exc) from exc
 
     def refresh_generation(self, number: int, snapshot: dict[str, Any], meta_updates: dict[str, Any]) -> None:
         """Bring a published generation's snapshot (file stats) and metadata up to date when
@@ -352,6 +360,8 @@ def _migrate(conn: sqlite3.Connection, lock: WriterLock, path: Path, keep: int,
         )
     try:
         schema.migrate(conn)
+        if collect:
+            schema.restore_indexes(conn)
         if collect and _gc.needed(conn, keep):
             _gc.collect(conn, keep)
     finally:
