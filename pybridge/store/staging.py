@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any
 from pybridge.errors import StoreError
 from pybridge.facts import FileFacts, Span
 
-from . import faults, gc
+from . import faults, gc, schema
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
-from . import schema
 from .schema import (
     BLOCK_REASON_CODES,
     DECL_KIND_CODES,
