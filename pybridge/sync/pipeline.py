@@ -34,10 +34,9 @@ from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
 from pybridge.sync.oversized import has_oversized, stage_oversized
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
-from pybridge.sync.prefetch import STALE, Prefetch
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
-from pybridge.sync.summary import Prepared, Signatures, summarize
+from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
 from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
@@ -411,15 +410,11 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     stage_time = [0.0]
     tasks: list[IndexTask] = []
     starts: list[tuple[Job, int]] = []       # each task's job and the files done before it
-    ahead: list[tuple[str, str, str]] = []   # what the prefetch reads: path, sha256, codec
     for job, (module, cp) in inputs.jobs.items():
         paths = sorted(inputs.files[rel].abs_path for rel in batch if
                        (inputs.files[rel].module, inputs.files[rel].scope) == job)
         if not paths:
             continue
-        listed = inputs.snap.scope_files.get(job, {})
-        codec = _codec(module.encoding)
-        ahead += [(str(p), inputs.snap.files[listed[str(p)]][2], codec) for p in paths if str(p) in listed]
 
         def index_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
             faults.hit("sync.indexing")
@@ -429,7 +424,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
             # Runs while the JVM indexes the next chunk (the worker streams its facts).
             ts = time.perf_counter()
             for ff in chunk:
-                rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges, prefetch)
+                rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges)
                 faults.hit("sync.staging")
                 staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
             stage_time[0] += time.perf_counter() - ts
@@ -444,11 +439,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     (first_job, first_done) = starts[0]
     run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": first_done, "total": total})
     t = time.perf_counter()
-    prefetch = Prefetch(ahead).start()
-    try:
-        results = worker.index_all(tasks)
-    finally:
-        prefetch.stop()
+    results = worker.index_all(tasks)
     staged.reindexed += sum(len(task.request.files) for task in tasks)
     # `index`: this thread waiting for the JVM's facts; `stage`: storing them (the two overlap with the
     # JVM's work, so `jvm`, the JVM's own time, is about index + stage when staging keeps up).
@@ -459,29 +450,22 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
 
 
 def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: FileFacts, staged: _Staged,
-               signatures: dict[str, Signatures], edges: list[tuple[str, str, str]],
-               prefetch: Prefetch | None = None) -> str:
+               signatures: dict[str, Signatures], edges: list[tuple[str, str, str]]) -> str:
     """Stage one indexed file with its summary (names and signatures, read from the same bytes
-    that the snapshot hashed: a file edited since then fails the sync as stale). The text comes
-    from `prefetch` when it was read ahead."""
+    that the snapshot hashed: a file edited since then fails the sync as stale)."""
     rel = inputs.snap.scope_files.get(job, {}).get(ff.path)  # the indexer hands back the path it was given
     entry = inputs.snap.files.get(rel) if rel is not None else None
     if rel is None or entry is None:
         raise StaleSnapshotError([rel or ff.path])
-    text = prefetch.take(ff.path) if prefetch is not None else None
-    if text is STALE:
+    try:
+        data = Path(ff.path).read_bytes()
+    except OSError:
+        raise StaleSnapshotError([rel]) from None
+    if hashlib.sha256(data).hexdigest() != entry[2]:
         raise StaleSnapshotError([rel])
-    if not isinstance(text, Prepared):
-        try:
-            data = Path(ff.path).read_bytes()
-        except OSError:
-            raise StaleSnapshotError([rel]) from None
-        if hashlib.sha256(data).hexdigest() != entry[2]:
-            raise StaleSnapshotError([rel])
-        text = Prepared(data.decode(_codec(encoding), errors="replace"))
     if inputs.generated and is_generated(ff.path, inputs.generated):
         ff = mark_generated(ff)    # under target/generated-sources: marked generated
-    summary = summarize(text, ff)
+    summary = summarize(data.decode(_codec(encoding), errors="replace"), ff)
     _fv, was_reused = staging.add_file(job[0], job[1], rel, entry[2], entry[0], ff, summary)
     staged.reused += was_reused
     signatures[rel] = summary.signatures

@@ -116,9 +116,8 @@ def _signature_text(src: _Text, d: Declaration, in_annotation: bool) -> str:
     return src.text[start:end]
 
 
-def signatures(text: str, facts: FileFacts, src: _Text | None = None) -> Signatures:
-    """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc).
-    `src`: the text's line index, when made beforehand (`Prepared`)."""
+def signatures(text: str, facts: FileFacts) -> Signatures:
+    """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc)."""
     by_key = {d.key: d for d in facts.declarations}
     supers: dict[str, list[str]] = {}
     for rel in facts.relations:
@@ -145,8 +144,7 @@ def signatures(text: str, facts: FileFacts, src: _Text | None = None) -> Signatu
         in_body[d.declaring_key] = inside
         return not inside
 
-    if src is None:
-        src = _Text(text)
+    src = _Text(text)
     out: Signatures = {}
     for d in facts.declarations:
         if d.key in out or not visible(d):
@@ -162,20 +160,8 @@ def signatures(text: str, facts: FileFacts, src: _Text | None = None) -> Signatu
     return out
 
 
-class Prepared:
-    """What a summary needs of a file's text alone, made before its facts arrive (`prepare`)."""
-
-    __slots__ = ("text", "names", "src")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.names = names(text)
-        self.src = _Text(text)
-
-
-def summarize(text: str | Prepared, facts: FileFacts) -> FileSummary:
-    prepared = text if isinstance(text, Prepared) else Prepared(text)
-    return FileSummary(prepared.names, signatures(prepared.text, facts, prepared.src))
+def summarize(text: str, facts: FileFacts) -> FileSummary:
+    return FileSummary(names(text), signatures(text, facts))
 
 
 def changed_entries(old: Signatures, new: Signatures) -> Iterable[tuple[str, Signature | None, Signature | None]]:
