@@ -10,6 +10,10 @@ marks the generation published and moves `current` in one short transaction
 (with `synchronous=FULL`), then runs GC. Leaving the `with` block without
 publishing discards the generation; a crash leaves it for the next open or
 stage to collect.
+
+A first sync's staging (nothing stored yet, `bulk`) writes without most
+secondary indexes and without foreign-key checks, and builds the indexes at
+publish: see `Staging.__init__`.
 """
 
 from __future__ import annotations
