@@ -67,8 +67,16 @@ print(json.dumps({"seconds": seconds, "timings": result.to_json()["timings"]}))
 
 
 def before_sync(tree: Path, root: Path, state: Path) -> dict:
-    """A full sync by the checkout at `tree`, with its own venv and jars, in a child process."""
+    """A full sync by the checkout at `tree`, with its own venv and jars, in a child process. Cold as
+    *cold* is: an empty classpath cache (a checkout that has one would otherwise find the
+    classpaths the user cache holds), Maven's class-data archive where *cold* has it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYBRIDGE_")}
+    cache = state.with_name(state.name + "-classpath-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True)
+    env["PYBRIDGE_CACHE_DIR"] = str(cache)
+    if "PYBRIDGE_MAVEN_CDS_DIR" in os.environ:
+        env["PYBRIDGE_MAVEN_CDS_DIR"] = os.environ["PYBRIDGE_MAVEN_CDS_DIR"]
     out = subprocess.run([str(tree / ".venv" / "bin" / "python"), "-c", BEFORE_SCRIPT, str(root), str(state)],
                          cwd=tree, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
