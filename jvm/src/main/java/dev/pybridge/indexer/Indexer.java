@@ -75,8 +75,7 @@ public final class Indexer {
         Map<String, String> options = JavaCore.getOptions();
         JavaCore.setComplianceOptions(level, options);
         options.put(JavaCore.COMPILER_DOC_COMMENT_SUPPORT, javadoc ? JavaCore.ENABLED : JavaCore.DISABLED);
-        options.put(JavaCore.COMPILER_PB_UNUSED_LOCAL, JavaCore.IGNORE);
-        options.put(JavaCore.COMPILER_PB_UNUSED_IMPORT, JavaCore.IGNORE);
+        quiet(options);
         parser.setCompilerOptions(options);
         parser.setKind(ASTParser.K_COMPILATION_UNIT);
         parser.setResolveBindings(true);
@@ -119,6 +118,21 @@ public final class Indexer {
             parser.createASTs(paths, encodings, new String[0], requestor, null);
         }
         out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
+    }
+
+    /**
+     * Only errors become facts (problems, binding completeness): every optional problem JDT
+     * reports as a warning or an info is turned off, as ecj's {@code -nowarn} does, and so are
+     * task tags (TODO, FIXME), so that JDT does not run the analyses behind them (null flow,
+     * unused members, deprecation, raw types...). Errors stay as they are.
+     */
+    static void quiet(Map<String, String> options) {
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            if (JavaCore.WARNING.equals(e.getValue()) || JavaCore.INFO.equals(e.getValue())) {
+                e.setValue(JavaCore.IGNORE);
+            }
+        }
+        options.put(JavaCore.COMPILER_TASK_TAGS, "");
     }
 
     static String normalizeRelease(String release) {

@@ -158,4 +158,21 @@ public class IndexerTest {
         assertTrue(b.probs.length >= Batch.PROB_WIDTH);
         assertEquals(Kinds.SYNTAX, b.probs[0]);
     }
+
+    /** Only errors become facts: warnings, infos and task tags are off (ecj's -nowarn), errors are kept. */
+    @Test
+    public void optionalProblemsAreOffAndErrorsStay() {
+        java.util.Map<String, String> defaults = org.eclipse.jdt.core.JavaCore.getOptions();
+        java.util.Map<String, String> options = new java.util.HashMap<>(defaults);
+        Indexer.quiet(options);
+        assertTrue(defaults.containsValue(org.eclipse.jdt.core.JavaCore.WARNING));
+        assertFalse(options.containsValue(org.eclipse.jdt.core.JavaCore.WARNING));
+        assertFalse(options.containsValue(org.eclipse.jdt.core.JavaCore.INFO));
+        assertEquals("", options.get(org.eclipse.jdt.core.JavaCore.COMPILER_TASK_TAGS));
+        for (java.util.Map.Entry<String, String> e : defaults.entrySet()) {
+            if (org.eclipse.jdt.core.JavaCore.ERROR.equals(e.getValue())) {
+                assertEquals(e.getKey(), org.eclipse.jdt.core.JavaCore.ERROR, options.get(e.getKey()));
+            }
+        }
+    }
 }
