@@ -605,3 +605,15 @@ def test_the_store_imports_nothing_of_pybridge_but_facts_and_errors():
     loaded = set(json.loads(out.stdout))
     assert {m for m in loaded if not m.startswith("pybridge.store")} == {
         "pybridge", "pybridge.facts", "pybridge.errors"}
+
+
+def test_bulk_staging_can_be_turned_off(tmp_path, monkeypatch):
+    """PYBRIDGE_BULK_STAGING=0: a first staging keeps every index (bench/staging.py compares the two)."""
+    monkeypatch.setenv("PYBRIDGE_BULK_STAGING", "0")
+    path = tmp_path / "store.sqlite"
+    with Store.open(path) as store:
+        with store.stage({}, {}) as staging:
+            assert not staging.bulk
+            assert _indexes(path) == set(index_definitions())
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            staging.publish({})

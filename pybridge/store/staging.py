@@ -137,8 +137,8 @@ class Staging:
             # rows go into tables without their secondary indexes, which publish builds at once
             # (a sort each) instead of inserting each row into each index B-tree at a random
             # place; and without foreign-key checks, since every id written comes from this
-            # staging's own symbols and versions. On guava's facts (a replay without the JVM)
-            # staging took 4.3-5.9 s instead of 7.3-7.6 s, and publish 0.6-0.8 s more. Both
+            # staging's own symbols and versions. On guava's facts replayed without the JVM
+            # (bench/staging.py) staging took 6.8 s instead of 8.6 s, publish 0.45 s more. Both
             # come back when the staging ends; a crash in between leaves indexes that the next
             # writer builds (`Store.open`, `Store.stage`) before it collects the debris.
             conn.execute("PRAGMA foreign_keys = OFF")

@@ -167,7 +167,9 @@ class Store:
                          snapshot_json, meta_json),
                     ).fetchone()[0]
                     # Nothing stored yet (a first sync): the staging writes in bulk (see Staging).
-                    bulk = self._conn.execute("SELECT NOT EXISTS (SELECT 1 FROM file_versions)").fetchone()[0]
+                    # PYBRIDGE_BULK_STAGING=0 never does (bench/staging.py compares the two).
+                    bulk = os.environ.get("PYBRIDGE_BULK_STAGING", "1") != "0" and self._conn.execute(
+                        "SELECT NOT EXISTS (SELECT 1 FROM file_versions)").fetchone()[0]
             except sqlite3.Error as exc:
                 self._lock.release()
                 raise error(self.path, "written", exc) from exc
