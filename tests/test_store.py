@@ -304,6 +304,29 @@ def test_a_discarded_first_staging_leaves_every_index(tmp_path):
         assert row_counts(store)["file_versions"] == 0
 
 
+def test_a_first_staging_discarded_after_committed_batches_leaves_no_rows(tmp_path):
+    """The discard's cascades run with foreign keys on again: committed batches of a bulk staging
+    (a first sync that fails, stale, after some batches) leave no version or manifest row."""
+    path = tmp_path / "store.sqlite"
+    with Store.open(path, batch_rows=1) as store:
+        with pytest.raises(RuntimeError, match="boom"):
+            with store.stage({}, {}) as staging:
+                assert staging.bulk
+                staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+                staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+                raise RuntimeError("boom")
+        assert _indexes(path) == set(index_definitions())
+        counts = row_counts(store)
+        assert (counts["file_versions"], counts["generations"]) == (0, 0)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT count(*) FROM manifest").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM refs").fetchone()[0] == 0
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
+
+
 def test_an_error_inside_a_staging_discards_it_and_keeps_the_error(store):
     with pytest.raises(RuntimeError, match="boom"):
         with store.stage({}, {}) as staging:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from . import faults
 from .db import transaction
-from .schema import PUBLISHED, STAGING
+from .schema import PUBLISHED, STAGING, restore_indexes
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,12 @@ def needed(conn: sqlite3.Connection, keep: int) -> bool:
 
 
 def collect(conn: sqlite3.Connection, keep: int) -> Collected:
-    """Delete what no kept generation needs. `conn` is in autocommit mode."""
+    """Delete what no kept generation needs. `conn` is in autocommit mode.
+
+    First, the indexes a first sync's staging dropped (`Staging`, bulk) are built again if a
+    crash left them dropped: its unpublished generation is what this collects, and the cascades
+    look rows up through them."""
+    restore_indexes(conn)
     with transaction(conn):
         generations = conn.execute(
             "DELETE FROM generations WHERE state = ?", (STAGING,)

@@ -293,8 +293,7 @@ class Staging:
                 self._commit_batch()
             if self.bulk:
                 faults.hit("publish.before_indexes")
-                schema.restore_indexes(conn)
-                conn.execute("PRAGMA foreign_keys = ON")
+                self._end_bulk()
             conn.execute("PRAGMA synchronous = FULL")
             try:
                 with transaction(conn):
@@ -360,7 +359,7 @@ class Staging:
             self._names.clear()
             if self._lock.held:   # never collect without the lock: it may be another's staging
                 if self.bulk:
-                    schema.restore_indexes(conn)    # before the cascades, which look rows up by them
+                    self._end_bulk()    # the cascades that delete committed batches need both
                 gc.collect(conn, self._keep)
         except sqlite3.Error as exc:
             raise error(self._path, "cleaned up", exc) from exc
@@ -392,6 +391,11 @@ class Staging:
             self.discard()
         except (StoreError, sqlite3.Error):
             pass
+
+    def _end_bulk(self) -> None:
+        """A bulk staging's indexes built and foreign keys on again (see `__init__`)."""
+        schema.restore_indexes(self._conn)
+        self._conn.execute("PRAGMA foreign_keys = ON")
 
     def _release(self) -> None:
         try:

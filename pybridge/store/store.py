@@ -84,7 +84,6 @@ class Store:
                 _migrate(conn, lock, path, keep)
             elif lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
                 try:
-                    schema.restore_indexes(conn)    # a first sync that crashed left them dropped
                     if _gc.needed(conn, keep):
                         _gc.collect(conn, keep)
                 finally:
@@ -156,7 +155,6 @@ class Store:
                     f"then sync again.", path=str(self.path),
                 )
             try:
-                schema.restore_indexes(self._conn)
                 if _gc.needed(self._conn, self.keep):
                     _gc.collect(self._conn, self.keep)
                 with transaction(self._conn):
@@ -362,8 +360,6 @@ def _migrate(conn: sqlite3.Connection, lock: WriterLock, path: Path, keep: int,
         )
     try:
         schema.migrate(conn)
-        if collect:
-            schema.restore_indexes(conn)
         if collect and _gc.needed(conn, keep):
             _gc.collect(conn, keep)
     finally:
