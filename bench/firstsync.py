@@ -31,22 +31,17 @@ import platform
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import measure, workspaces
-from bench.report import write_section
+from bench.report import median, say, write_section
 
 NAMES = ("commons-lang3", "guava", "commons-collections4")
 OUT = Path(__file__).resolve().parent / "firstsync.json"
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- firstsync:begin -->", "<!-- firstsync:end -->"
-
-
-def say(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 BEFORE_SCRIPT = """
@@ -104,11 +99,6 @@ def one_round(name: str, root: Path, before_tree: Path | None) -> dict:
     out["ecj"] = {"seconds": ecj["seconds"], "jobs": ecj["jobs"]}
     say(f"{name}: ecj {ecj['seconds']:.2f} s")
     return out
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[(len(ordered) - 1) // 2]
 
 
 def report(res: dict) -> str:

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 GB = 1024 ** 3
+
+
+def say(msg: str) -> None:
+    """A progress line with the wall-clock time (firstsync.py, staging.py)."""
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the lower of the two middle ones for an even count): a figure some round measured."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def write_section(path: Path, begin: str, end: str, section: str) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import workspaces
-from bench.report import write_section
+from bench.report import median, say, write_section
 from pybridge.sync import sync
 from pybridge.worker import client
 from pybridge.worker.client import IndexResult, Worker
@@ -36,10 +36,6 @@ NAMES = ("guava", "commons-lang3")
 OUT = Path(__file__).resolve().parent / "staging.json"
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 BEGIN, END = "<!-- staging:begin -->", "<!-- staging:end -->"
-
-
-def say(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 def capture(root: Path, state: Path) -> list[dict[str, Any]]:
@@ -104,11 +100,6 @@ def replay(root: Path, state: Path, chunks: list[dict[str, Any]], bulk: bool) ->
     finally:
         os.environ.pop("PYBRIDGE_BULK_STAGING", None)
     return {"cpu": cpu, "stage": result.timings["stage"], "publish": result.timings["publish"]}
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[(len(ordered) - 1) // 2]
 
 
 def report(res: dict[str, Any]) -> str:
