@@ -139,8 +139,8 @@ class Staging:
             # place; and without foreign-key checks, since every id written comes from this
             # staging's own symbols and versions. On guava's facts replayed without the JVM
             # (bench/staging.py) staging took 6.8 s instead of 8.6 s, publish 0.45 s more. Both
-            # come back when the staging ends; a crash in between leaves indexes that the next
-            # writer builds (`Store.open`, `Store.stage`) before it collects the debris.
+            # come back when the staging ends (`_end_bulk`); a crash in between leaves indexes
+            # that the next writer's GC builds before it collects the debris (`gc.collect`).
             conn.execute("PRAGMA foreign_keys = OFF")
             try:
                 schema.drop_indexes(conn)
