@@ -27,7 +27,7 @@ import org.eclipse.jdt.core.dom.FileASTRequestor;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "3";
+    public static final String VERSION = "4";
 
     private Indexer() {}
 
@@ -115,7 +115,9 @@ public final class Indexer {
             }
         };
         if (total > 0) {
-            parser.createASTs(paths, encodings, new String[0], requestor, null);
+            // Without code generation unless asked for (-Dpybridge.generateCode=true, for comparison).
+            NoCodegen monitor = Boolean.getBoolean("pybridge.generateCode") ? null : new NoCodegen(requestor);
+            parser.createASTs(paths, encodings, new String[0], requestor, monitor);
         }
         out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
     }

@@ -175,4 +175,43 @@ public class IndexerTest {
             }
         }
     }
+
+    /** Messages of the problems the indexer reports for one file indexed alone. */
+    private static List<String> problemsOf(Path file) {
+        Batch b = Indexer.index(new String[] {file.toString()}, new String[] {file.getParent().toString()},
+                new String[0], "17", "UTF-8", false, null);
+        String[] strings = b.strings.split("\0", -1);
+        List<String> out = new ArrayList<>();
+        for (int p = 0; p < b.probs.length; p += Batch.PROB_WIDTH) out.add(strings[b.probs[p + 2]]);
+        return out;
+    }
+
+    /**
+     * No byte code is generated (NoCodegen): a method over the 64 KB limit, an error only code
+     * generation finds, is not reported, while resolution and flow-analysis errors still are. With
+     * {@code -Dpybridge.generateCode=true} JDT generates code and reports it.
+     */
+    @Test
+    public void byteCodeIsNotGenerated() throws IOException {
+        StringBuilder big = new StringBuilder("package q;\npublic class Big {\n  int m(int x) {\n");
+        for (int i = 0; i < 12000; i++) big.append("    x += ").append(100000 + i).append(";\n");
+        big.append("    return x;\n  }\n  int n() { return missing(); }\n  int k() { int y; return y; }\n}\n");
+        Path file = root.resolve("q/Big.java");
+        Files.createDirectories(file.getParent());
+        Files.write(file, big.toString().getBytes(StandardCharsets.UTF_8));
+
+        List<String> without = problemsOf(file);
+        assertEquals(without.toString(), 2, without.size());
+        assertTrue(without.toString(), without.stream().anyMatch(m -> m.contains("missing")));
+        assertTrue(without.toString(), without.stream().anyMatch(m -> m.contains("not have been initialized")));
+
+        System.setProperty("pybridge.generateCode", "true");
+        List<String> with;
+        try {
+            with = problemsOf(file);
+        } finally {
+            System.clearProperty("pybridge.generateCode");
+        }
+        assertTrue(with.toString(), with.stream().anyMatch(m -> m.contains("65535")));
+    }
 }
