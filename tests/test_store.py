@@ -327,6 +327,52 @@ def test_a_first_staging_discarded_after_committed_batches_leaves_no_rows(tmp_pa
         conn.close()
 
 
+def test_a_bulk_staging_over_an_empty_store_looks_nothing_up(tmp_path):
+    """Nothing is stored yet: no file version to share a digest with, no symbol to find, so a
+    first staging runs neither lookup."""
+    path = tmp_path / "store.sqlite"
+    with Store.open(path, batch_rows=1) as store:
+        seen: list[str] = []
+        with store.stage({}, {}) as staging:
+            assert staging.bulk
+            store._conn.set_trace_callback(seen.append)
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+            store._conn.set_trace_callback(None)
+            staging.publish({})
+        assert not [q for q in seen if "WHERE binding_key IN" in q or "WHERE digest" in q], seen
+        assert [q for q in seen if q.startswith("INSERT INTO symbols")]
+        with store.reader() as r:
+            assert r.count_references(r.symbol(GREET).id) == 2
+
+
+def test_a_bulk_staging_reuses_the_symbols_an_earlier_sync_left(tmp_path):
+    """Symbols outlive the file versions that used them: a staging that is bulk (no version
+    left) over a store that still holds symbols finds them, instead of writing them again."""
+    path = tmp_path / "store.sqlite"
+    with Store.open(path, keep=1) as store:
+        with store.stage({}, {}) as staging:
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+            staging.publish({})
+        with store.reader() as r:
+            greet_id = r.symbol(GREET).id
+        with store.stage({}, {}) as staging:       # an empty generation: the versions go
+            staging.publish({})
+        with store.stage({}, {}) as staging:
+            staging.publish({})
+        assert row_counts(store)["file_versions"] == 0
+        assert store._conn.execute("SELECT count(*) FROM symbols").fetchone()[0] > 0
+        with store.stage({}, {}) as staging:
+            assert staging.bulk
+            staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+            staging.publish({})
+        with store.reader() as r:
+            assert r.symbol(GREET).id == greet_id
+            assert r.count_references(greet_id) == 2
+
+
 def test_an_error_inside_a_staging_discards_it_and_keeps_the_error(store):
     with pytest.raises(RuntimeError, match="boom"):
         with store.stage({}, {}) as staging:

@@ -124,6 +124,9 @@ class Staging:
         self._symbols: dict[str, list[Any]] = {}
         self._next_id: int | None = None
         self._names: list[tuple[str, int]] = []    # file_names rows of this batch (written sorted)
+        # True when `_symbols` holds every stored symbol (a bulk staging over an empty symbols
+        # table): then no key needs looking up in the store.
+        self._symbols_complete = False
         self._state = "open"   # open -> published | discarded | failed
         self.bulk = bulk
         # A staging writes hundreds of thousands of rows into three B-trees per table (the key and
@@ -144,6 +147,10 @@ class Staging:
             conn.execute("PRAGMA foreign_keys = OFF")
             try:
                 schema.drop_indexes(conn)
+                # Symbols outlive the versions that used them (no GC collects them): only an empty
+                # table lets this staging's own symbols stand for all of them.
+                self._symbols_complete = bool(conn.execute(
+                    "SELECT NOT EXISTS (SELECT 1 FROM symbols)").fetchone()[0])
             except BaseException:
                 conn.execute("PRAGMA foreign_keys = ON")
                 raise
@@ -189,7 +196,8 @@ class Staging:
         try:
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute(
+            # In bulk, no version was stored before this staging, and its own differ by path.
+            row = None if self.bulk else conn.execute(
                 "SELECT id FROM file_versions WHERE digest = ?", (canon.digest,)
             ).fetchone()
             if row:
@@ -530,7 +538,7 @@ class Staging:
 
     def _intern(self, seeds: dict[str, _Seed]) -> None:
         conn, cache = self._conn, self._symbols
-        missing = [k for k in seeds if k not in cache]
+        missing = [] if self._symbols_complete else [k for k in seeds if k not in cache]
         for i in range(0, len(missing), _CHUNK):
             chunk = missing[i:i + _CHUNK]
             marks = ",".join("?" * len(chunk))
