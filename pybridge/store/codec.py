@@ -3,15 +3,32 @@
 A file version is content-addressed: its digest is the sha256 of (module,
 scope, relative path, content sha256, canonical facts). The canonical facts
 are the facts in a fixed order (the order their rows are stored in, so equal
-digests mean equal rows), serialized as compact JSON. The absolute
-`FileFacts.path` is left out: moving the workspace does not change a version.
+digests mean equal rows). The absolute `FileFacts.path` is left out: moving
+the workspace does not change a version.
+
+What is hashed (`_digest`), an encoding that two different inputs cannot share:
+a format tag; the header (module, scope, path, content hash, binding
+completeness, failure) as compact JSON; then each table (declarations,
+references, relations, problems, library declarations, blocked names) as its
+row count and width, then column by column: a column of strings as the
+lengths of its strings (little-endian int64, as every integer) followed by the strings joined by NUL in
+UTF-8, a column of integers (or booleans) as int64, a column of spans (tuples
+of one width) as their width and their int64 values. A column of any other make-up (never produced by the
+indexer) goes in as JSON after its own tag. Hashing columns instead of one
+JSON text of all the facts took a third of the time on guava's facts (0.32 s
+against 0.88 s for 627 files).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from typing import Any
 
 from pybridge.errors import StoreError
 from pybridge.facts import Blocked, Declaration, FileFacts, Problem, Reference, Relation
@@ -101,12 +118,54 @@ def canonicalize(module: str, scope: str, relpath: str, content_sha256: str,
     probs = sorted(facts.problems, key=_problem_order)
     external = sorted(facts.external.items())
     blocked = sorted(facts.blocked)
-    # "blocked" tags the layout that records blocked names: no version written
-    # before it (whose names are unknown) can share a digest with one after.
-    payload = json.dumps(
-        [module, scope, relpath, content_sha256, bool(facts.binding_complete), facts.failure,
-         decls, refs, rels, probs, external, "blocked", blocked],
-        ensure_ascii=False, separators=(",", ":"),
-    )
-    digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).digest()
+    header = [module, scope, relpath, content_sha256, bool(facts.binding_complete), facts.failure]
+    digest = _digest(header, (decls, refs, rels, probs, [(k, *v) for k, v in external], blocked))
     return CanonicalFacts(decls, refs, rels, probs, external, blocked, digest)
+
+
+# Names the encoding below: no digest of an earlier layout (one JSON text) can equal one of this.
+_FORMAT = b"pybridge-facts/2\0"
+
+
+def _digest(header: list[Any], tables: tuple[Sequence[tuple[Any, ...]], ...]) -> bytes:
+    """The sha256 of the header and the tables, as the module doc says."""
+    h = hashlib.sha256(_FORMAT)
+    h.update(_utf8(json.dumps(header, ensure_ascii=False, separators=(",", ":"))))
+    for rows in tables:
+        width = len(rows[0]) if rows else 0
+        h.update(b"\0T%d,%d;" % (len(rows), width))
+        for column in zip(*rows, strict=True):
+            _column(h, column)
+    return h.digest()
+
+
+def _column(h: Any, column: tuple[Any, ...]) -> None:
+    first = column[0]
+    try:
+        if isinstance(first, str):
+            data = _utf8("\0".join(column))       # TypeError when a value is no string
+            h.update(b"S" + _int64(map(len, column)))
+            h.update(data)
+            return
+        if isinstance(first, tuple) and all(len(t) == len(first) for t in column):
+            h.update(b"P%d;" % len(first) + _int64(chain.from_iterable(column)))
+            return
+        if isinstance(first, int):
+            h.update(b"I" + _int64(column))
+            return
+    except (TypeError, OverflowError):
+        pass                                       # nothing of the column was hashed yet
+    h.update(b"J" + _utf8(json.dumps(column, ensure_ascii=False, separators=(",", ":"))))
+
+
+def _int64(values: Iterable[int]) -> bytes:
+    """Little-endian int64s (the same digest on any machine); TypeError or OverflowError for a
+    value that is no int64."""
+    data = array("q", values)
+    if sys.byteorder == "big":
+        data.byteswap()
+    return data.tobytes()
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
