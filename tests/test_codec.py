@@ -5,27 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pybridge.facts import Blocked, Declaration, FileFacts, Problem, Reference, Relation, Span
+from pybridge.facts import FileFacts, Reference, Span
 from pybridge.store.codec import canonicalize
+from tests.test_decode import EXPECTED
 
 
 def _facts() -> FileFacts:
-    return FileFacts(
-        path="/ws/src/A.java", binding_complete=True,
-        declarations=[
-            Declaration("Lp/A;", "CLASS", "A", "A", "p.A", "p/A#", Span(1, 13, 1, 14), Span(1, 0, 9, 1), 1, ""),
-            Declaration("Lp/A;.m()V", "METHOD", "m", "m()", "p.A.m", "p/A#m().", Span(2, 7, 2, 8),
-                        Span(2, 2, 4, 3), 1, "Lp/A;"),
-        ],
-        references=[
-            Reference("Lp/A;.m()V", "p/A#m().", Span(3, 4, 3, 5), "invocation", "Lp/A;.m()V", 0),
-            Reference("Ljava/lang/String;", "java/lang/String#", Span(3, 8, 3, 14), "type_use", "Lp/A;.m()V", 0),
-        ],
-        relations=[Relation("extends", "Lp/A;", "Ljava/lang/Object;")],
-        problems=[Problem("unresolved_type", "Missing", "Missing cannot be resolved", Span(5, 1, 5, 8), True)],
-        external={"Ljava/lang/String;": ("CLASS", "java.lang.String", "java/lang/String#")},
-        blocked=[Blocked("Missing", "unbound", Span(5, 1, 5, 8), 2)],
-    )
+    """Two of each fact (test_decode's facts), and no failure."""
+    return replace(EXPECTED, failure=None)
 
 
 def _digest(facts: FileFacts, path: str = "src/A.java") -> bytes:
@@ -55,8 +42,10 @@ def test_every_field_of_every_fact_counts() -> None:
             elif isinstance(value, int):
                 other = value + 1
             elif field in ("kind", "reason"):
-                other = {"declarations": "INTERFACE", "references": "read", "relations": "implements",
-                         "problems": "syntax", "blocked": "syntax"}[table]
+                choices = {"declarations": ("INTERFACE", "CLASS"), "references": ("read", "write"),
+                           "relations": ("implements", "extends"), "problems": ("syntax", "other_error"),
+                           "blocked": ("syntax", "unbound")}[table]
+                other = choices[0] if value != choices[0] else choices[1]
             else:
                 other = value + "x"
             changed = replace(f, **{table: [rows[0]._replace(**{field: other}), *rows[1:]]})
