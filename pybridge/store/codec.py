@@ -11,12 +11,13 @@ a format tag; the header (module, scope, path, content hash, binding
 completeness, failure) as compact JSON; then each table (declarations,
 references, relations, problems, library declarations, blocked names) as its
 row count and width, then column by column: a column of strings as the
-lengths of its strings (little-endian int64, as every integer) followed by the strings joined by NUL in
-UTF-8, a column of integers (or booleans) as int64, a column of spans (tuples
-of one width) as their width and their int64 values. A column of any other make-up (never produced by the
-indexer) goes in as JSON after its own tag. Hashing columns instead of one
-JSON text of all the facts took a third of the time on guava's facts (0.32 s
-against 0.88 s for 627 files).
+lengths of its strings followed by the strings joined by NUL in UTF-8, a
+column of integers (or booleans) as their values, a column of spans (tuples
+of one width) as their width and their values; every such value a little-endian
+int64. A column of any other make-up (never produced by the indexer) goes in
+as compact JSON after its own tag. Hashing columns instead of one JSON text
+of all the facts took 0.33-0.51 s instead of 0.74-0.82 s on guava's facts
+(627 files).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ _FORMAT = b"pybridge-facts/2\0"
 def _digest(header: list[Any], tables: tuple[Sequence[tuple[Any, ...]], ...]) -> bytes:
     """The sha256 of the header and the tables, as the module doc says."""
     h = hashlib.sha256(_FORMAT)
-    h.update(_utf8(json.dumps(header, ensure_ascii=False, separators=(",", ":"))))
+    h.update(_compact_json(header))
     for rows in tables:
         width = len(rows[0]) if rows else 0
         h.update(b"\0T%d,%d;" % (len(rows), width))
@@ -155,7 +156,7 @@ def _column(h: Any, column: tuple[Any, ...]) -> None:
             return
     except (TypeError, OverflowError):
         pass                                       # nothing of the column was hashed yet
-    h.update(b"J" + _utf8(json.dumps(column, ensure_ascii=False, separators=(",", ":"))))
+    h.update(b"J" + _compact_json(column))
 
 
 def _int64(values: Iterable[int]) -> bytes:
@@ -165,6 +166,10 @@ def _int64(values: Iterable[int]) -> bytes:
     if sys.byteorder == "big":
         data.byteswap()
     return data.tobytes()
+
+
+def _compact_json(value: Any) -> bytes:
+    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def _utf8(text: str) -> bytes:
