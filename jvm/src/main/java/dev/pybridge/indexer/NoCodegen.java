@@ -52,13 +52,12 @@ final class NoCodegen extends NullProgressMonitor {
         return super.isCanceled();
     }
 
-    /** Marks the types of every unit queued since the last call. */
-    void mark() {
+    /** Marks the types of every unit queued since the last call (one monitor per createASTs call). */
+    private void mark() {
         Compiler compiler = resolver();
         if (compiler == null) return;
         CompilationUnitDeclaration[] units = compiler.unitsToProcess;
         int total = Math.min(compiler.totalUnits, units == null ? 0 : units.length);
-        if (total < marked) marked = 0; // a new createASTs call reuses nothing
         for (int i = marked; i < total; i++) {
             CompilationUnitDeclaration unit = units[i];
             if (unit == null || unit.types == null) continue;

@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.eclipse.jdt.core.JavaCore;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -162,16 +165,16 @@ public class IndexerTest {
     /** Only errors become facts: warnings, infos and task tags are off (ecj's -nowarn), errors are kept. */
     @Test
     public void optionalProblemsAreOffAndErrorsStay() {
-        java.util.Map<String, String> defaults = org.eclipse.jdt.core.JavaCore.getOptions();
-        java.util.Map<String, String> options = new java.util.HashMap<>(defaults);
+        Map<String, String> defaults = JavaCore.getOptions();
+        Map<String, String> options = new HashMap<>(defaults);
         Indexer.quiet(options);
-        assertTrue(defaults.containsValue(org.eclipse.jdt.core.JavaCore.WARNING));
-        assertFalse(options.containsValue(org.eclipse.jdt.core.JavaCore.WARNING));
-        assertFalse(options.containsValue(org.eclipse.jdt.core.JavaCore.INFO));
-        assertEquals("", options.get(org.eclipse.jdt.core.JavaCore.COMPILER_TASK_TAGS));
-        for (java.util.Map.Entry<String, String> e : defaults.entrySet()) {
-            if (org.eclipse.jdt.core.JavaCore.ERROR.equals(e.getValue())) {
-                assertEquals(e.getKey(), org.eclipse.jdt.core.JavaCore.ERROR, options.get(e.getKey()));
+        assertTrue(defaults.containsValue(JavaCore.WARNING));
+        assertFalse(options.containsValue(JavaCore.WARNING));
+        assertFalse(options.containsValue(JavaCore.INFO));
+        assertEquals("", options.get(JavaCore.COMPILER_TASK_TAGS));
+        for (Map.Entry<String, String> e : defaults.entrySet()) {
+            if (JavaCore.ERROR.equals(e.getValue())) {
+                assertEquals(e.getKey(), JavaCore.ERROR, options.get(e.getKey()));
             }
         }
     }
