@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -97,6 +98,31 @@ def post(served: Served, body: object, *, token: str | None = TOKEN, path: str =
         return client.post(base + path, content=json.dumps(body).encode(), headers=sent)
 
 
+@dataclass
+class RawAnswer:
+    status: int
+    body: bytes
+
+    def error(self) -> tuple[int, str]:
+        """The JSON-RPC error's code and message."""
+        error = json.loads(self.body)["error"]
+        return error["code"], error["message"]
+
+
+def raw_request(served: Served, lines: list[str], body: bytes = b"", *, target: str = "/mcp") -> RawAnswer:
+    """One POST written by hand on a socket to the server (header `lines` exactly as given, so repeated or
+    malformed ones too, and any request target), `Content-Length` and `Connection: close` added."""
+    port = int(served.url.rsplit(":", 1)[1].split("/", 1)[0])
+    head = [f"POST {target} HTTP/1.1", *lines, f"Content-Length: {len(body)}", "Connection: close"]
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    status_line, _, rest = received.partition(b"\r\n")
+    return RawAnswer(int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2])
+
+
 def test_the_startup_line_prints_the_mcp_url_and_what_is_allowed(served):
     assert served.url.startswith("http://127.0.0.1:") and served.url.endswith("/mcp")
     assert "allowed Host" in served.banner and "bearer token is required" in served.banner
@@ -121,6 +147,61 @@ def test_a_foreign_origin_or_host_is_refused_with_403(served, headers):
     response = post(served, INIT, headers=headers)
     assert response.status_code == 403
     assert "DNS-rebinding" in response.json()["error"]["message"]
+
+
+# FAULTS-3 D6: at 7452e7b all of these but `local host` and no Host (403) got 200: the Host parse split on one
+# colon and ignored the rest, and headers were folded into a dict, so the last of two won.
+@pytest.mark.parametrize("lines", [
+    ["Host: 127.0.0.1:80@evil.example"], ["Host: localhost:{port}.evil.example"], ["Host: [::1]evil.example"],
+    ["Host: localhost:abc"], ["Host: localhost:"], ["Host: localhost:99999"], ["Host: local host:{port}"],
+    ["Host: evil.example", "Host: 127.0.0.1:{port}"], ["Host: 127.0.0.1:{port}", "Host: 127.0.0.1:{port}"],
+    ["Host: 127.0.0.1:{port}", "Origin: http://evil.example", "Origin: http://localhost"],
+    ["Host: 127.0.0.1:{port}", "Origin: http://localhost:1@evil.example"],
+    ["Host: 127.0.0.1:{port}", "Origin: http://[::1]evil.example"],
+    ["Host: 127.0.0.1:{port}", "Origin: http://localhost:{port}/"],
+    ["Host: 127.0.0.1:{port}", f"Authorization: Bearer {TOKEN}x"],
+    [],
+], ids=lambda lines: " | ".join(lines) or "no Host")
+def test_a_malformed_repeated_or_missing_host_or_origin_is_refused_with_400(served, lines):
+    port = served.url.split(":")[2].split("/")[0]
+    answer = raw_request(served, [line.format(port=port) for line in lines] + [
+        "Content-Type: application/json", f"Accept: {ACCEPT}", f"Authorization: Bearer {TOKEN}"],
+        json.dumps(INIT).encode())
+    assert answer.status == 400, answer
+    code, message = answer.error()
+    assert code == -32600 and message.startswith("Bad Request:"), message
+
+
+@pytest.mark.parametrize(("target", "status"), [
+    ("http://evil.example/mcp", 403), ("http://evil.example:{port}/mcp", 403),
+    ("http://127.0.0.1:80@evil.example/mcp", 400), ("ftp://127.0.0.1/mcp", 400),
+    ("http://[::1]evil.example/mcp", 400)])   # this one httptools refuses itself, as "Invalid HTTP request"
+def test_an_absolute_request_target_must_name_a_loopback_host_too(served, target, status):
+    """RFC 9112 §3.2.2: a server must accept an absolute-form target, and its host, not Host's, is the one
+    the request names; so the guard checks it like Host (FAULTS-3 D6: `POST http://evil.com/mcp` got 200)."""
+    port = served.url.split(":")[2].split("/")[0]
+    answer = raw_request(served, [f"Host: 127.0.0.1:{port}", "Content-Type: application/json", f"Accept: {ACCEPT}",
+                                  f"Authorization: Bearer {TOKEN}"], json.dumps(INIT).encode(),
+                         target=target.format(port=port))
+    assert answer.status == status, answer
+
+
+@pytest.mark.parametrize(("lines", "target"), [
+    (["Host: 127.0.0.1:{port}"], "/mcp"), (["Host: localhost:{port}"], "/mcp"), (["Host: [::1]:{port}"], "/mcp"),
+    (["Host: [0:0::1]:{port}"], "/mcp"), (["Host: LocalHost"], "/mcp/"),
+    (["Host: 127.0.0.1:{port}", "Origin: http://127.0.0.1:{port}"], "/mcp"),
+    (["Host: localhost:{port}", "Origin: http://localhost:{port}"], "/mcp"),
+    (["Host: 127.0.0.1:{port}"], "http://127.0.0.1:{port}/mcp"), (["Host: 127.0.0.1:{port}"], "http://localhost/mcp/"),
+    # optional whitespace around a field value is not part of it (RFC 9112 §5): the value is `localhost`
+    (["Host:  localhost\t"], "/mcp"),
+])
+def test_loopback_hosts_origins_and_targets_written_by_hand_are_served(served, lines, target):
+    port = served.url.split(":")[2].split("/")[0]
+    answer = raw_request(served, [line.format(port=port) for line in lines] + [
+        "Content-Type: application/json", f"Accept: {ACCEPT}", f"Authorization: Bearer {TOKEN}"],
+        json.dumps(INIT).encode(), target=target.format(port=port))
+    assert answer.status == 200, answer
+    assert json.loads(answer.body)["result"]["serverInfo"]["name"] == "pybridge"
 
 
 @pytest.mark.parametrize("origin", [None, "http://localhost:6274", "http://127.0.0.1", "https://[::1]:3000"])
@@ -190,8 +271,17 @@ def test_the_guard_compares_hosts_and_origins_exactly():
     guard = Guard.for_bind("127.0.0.1", token="t")
     assert guard.host_ok("127.0.0.1:8765") and guard.host_ok("localhost") and guard.host_ok("[::1]:80")
     assert not guard.host_ok(None) and not guard.host_ok("") and not guard.host_ok("127.0.0.2:80")
+    for host in ("127.0.0.1:80@evil.example", "localhost:8765.evil.example", "[::1]evil.example", "localhost:abc",
+                 "localhost:", "localhost:65536", "local\u0127host", "[::1%25lo]:80", "[::1]:80:80", "localhost:+80",
+                 "local host", "localhost.evil.example", "127.0.0.1.", "127.1", "0x7f.0.0.1", "2130706433"):
+        assert not guard.host_ok(host), host
     assert not guard.origin_ok("http://localhost.evil.example") and not guard.origin_ok("file://")
-    assert not guard.origin_ok("http://localhost:80/path")
+    assert not guard.origin_ok("http://localhost:80/path") and not guard.origin_ok("http://localhost:1@evil.example")
+    assert not guard.origin_ok("http://[::1]evil.example") and not guard.origin_ok("null")
+    assert guard.origin_ok("http://LOCALHOST:6274") and guard.origin_ok("https://[::1]") and guard.origin_ok(None)
+    allowing = Guard.for_bind("::1", allow_hosts=["Box.LAN"], allow_origins=["https://Tools.example:8443/"])
+    assert allowing.host_ok("[::1]:9") and allowing.host_ok("box.lan:1") and not allowing.host_ok("box.lan.:1")
+    assert allowing.origin_ok("https://tools.example:8443") and not allowing.origin_ok("https://tools.example")
     assert guard.token_ok("Bearer t") and guard.token_ok("bearer t") and not guard.token_ok("Basic t")
     assert not guard.token_ok("Bearer \u00e9")
     assert mcp_url("0.0.0.0", 9) == "http://127.0.0.1:9/mcp" and mcp_url("::1", 9) == "http://[::1]:9/mcp"

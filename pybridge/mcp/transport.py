@@ -20,9 +20,14 @@ HTTP. `http://HOST:PORT/mcp` (also `/mcp/`, never a redirect), on the SDK's
 StreamableHTTPSessionManager, behind one guard (see `Guard`):
 - DNS-rebinding protection (MCP streamable HTTP transport spec): the `Host`
   header must name a loopback address (or a host allowed with
-  `--allow-host`), and an `Origin` header, when present, must be a loopback
-  origin (or one allowed with `--allow-origin`); otherwise 403. A request
-  without `Origin` (a CLI or SDK client, not a browser) passes.
+  `--allow-host`), so must an absolute request target
+  (`POST http://HOST/mcp`, whose host RFC 9112 §3.2.2 makes the one that
+  counts), and an `Origin` header, when present, must be a loopback origin
+  (or one allowed with `--allow-origin`); otherwise 403. A request without
+  `Origin` (a CLI or SDK client, not a browser) passes. All three are parsed
+  strictly (`parse_authority`, `parse_origin`): one that is not exactly
+  `host[:port]` or `scheme://host[:port]`, a Host, Origin or Authorization
+  header sent twice, or no Host gets 400 (RFC 9112 §3.2).
 - an optional bearer token (`--token` or `PYBRIDGE_TOKEN`): a request without
   `Authorization: Bearer TOKEN`, or with another token, gets 401; the
   comparison takes constant time.
@@ -35,6 +40,7 @@ StreamableHTTPSessionManager, behind one guard (see `Guard`):
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import ipaddress
 import json
@@ -45,6 +51,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
+from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.to_thread
@@ -52,6 +59,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from pybridge.mcp.gcpace import PACER, freeze_startup
+from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
 from pybridge.mcp.server import answer_now, build_server
 
 if TYPE_CHECKING:
@@ -276,45 +284,191 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _split_host(value: str) -> str:
-    """The host part of a Host header value (`name`, `name:port`, `[v6]:port`), lower case."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        return value[: end + 1] if end > 0 else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+@dataclass(frozen=True)
+class Authority:
+    """The `host[:port]` of a Host header, an Origin or an absolute request target."""
+
+    host: str  # lower case; an IPv6 address compressed, in brackets
+    port: int | None
+
+    def __str__(self) -> str:
+        return self.host if self.port is None else f"{self.host}:{self.port}"
+
+
+_AUTHORITY = re.compile(r"(?:\[([0-9a-f:.]+)\]|([a-z0-9_.-]+))(?::([0-9]{1,5}))?")
+_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+_ORIGIN = re.compile(r"([a-z][a-z0-9+.-]*)://([^/?#]*)")
+_ABSOLUTE = re.compile(r"([a-z][a-z0-9+.-]*)://([^/?#]*)([/?#].*)?", re.IGNORECASE | re.DOTALL)
+_OWS = " \t"
+
+
+@functools.lru_cache(maxsize=256)
+def parse_authority(value: str) -> Authority | None:
+    """`value` as `host[:port]`, or None when it is anything else.
+
+    Strict (RFC 3986 §3.2.2-3 without userinfo, as RFC 9110 §7.2 has it for Host): the host is a DNS
+    name (dot-separated labels of letters, digits, `-` and `_`, a final dot allowed; IPv4 addresses
+    are such names) or an IPv6 address in brackets (no zone); the port is 1 to 5 digits, at most
+    65535. `127.0.0.1:80@evil.example`, `localhost:8765.evil.example`, `[::1]evil.example`,
+    `localhost:abc`, `localhost:` and any space or non-ASCII character all give None."""
+    if not value.isascii():
+        return None
+    match = _AUTHORITY.fullmatch(value.lower())
+    if match is None:
+        return None
+    v6, name, port = match.groups()
+    if port is not None and int(port) > 65535:
+        return None
+    if v6 is not None:
+        try:
+            host = f"[{ipaddress.IPv6Address(v6).compressed}]"
+        except ValueError:
+            return None
+    else:
+        labels = (name[:-1] if name.endswith(".") else name).split(".")
+        if len(name) > 254 or not all(_LABEL.fullmatch(label) for label in labels):
+            return None
+        host = name
+    return Authority(host, None if port is None else int(port))
+
+
+def parse_origin(value: str) -> str | None:
+    """An Origin header's value spelled one way (`scheme://host[:port]` in lower case, or `null`), or None
+    when it is not a serialized origin (RFC 6454 §7: no path, no trailing slash, no userinfo)."""
+    if value == "null":
+        return value
+    match = _ORIGIN.fullmatch(value.lower()) if value.isascii() else None
+    authority = parse_authority(match[2]) if match else None
+    return None if match is None or authority is None else f"{match[1]}://{authority}"
+
+
+def _allowed_host(name: str) -> str:
+    """A bind address or `--allow-host NAME` as the guard compares it with a Host header's host."""
+    name = name.strip().lower()
+    with contextlib.suppress(ValueError):
+        name = f"[{ipaddress.IPv6Address(name).compressed}]"  # a bare IPv6 address
+    authority = parse_authority(name)
+    return authority.host if authority is not None and authority.port is None else name
+
+
+@dataclass(frozen=True)
+class RequestHeaders:
+    """A request's headers, collected once: each name's first value (names in lower case; the first is the
+    value starlette's `Headers.get`, and so the SDK, reads) and the names that came more than once."""
+
+    first: dict[str, str]
+    repeated: frozenset[str]
+
+    @classmethod
+    def of(cls, raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
+        first: dict[str, str] = {}
+        repeated: set[str] = set()
+        for key, value in raw:
+            name = key.decode("latin-1").lower()
+            if name in first:
+                repeated.add(name)
+            else:
+                first[name] = value.decode("latin-1")
+        return cls(first, frozenset(repeated))
+
+    def get(self, name: str) -> str | None:
+        return self.first.get(name)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How the guard refuses a request: the HTTP status and the message of the JSON-RPC error body."""
+
+    status: int
+    message: str
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+
+
+GUARDED_HEADERS = ("host", "origin", "authorization")  # the guard reads one value of each; two are refused
+_USE = "Use http://127.0.0.1:PORT/mcp"
 
 
 @dataclass
 class Guard:
-    """What the HTTP transport lets through: Host, Origin and the bearer token (see the module docstring)."""
+    """What the HTTP transport lets through: Host, Origin, the request target's authority and the bearer
+    token (see the module docstring)."""
 
-    allowed_hosts: set[str] = field(default_factory=set)  # host names, no port
-    allowed_origins: set[str] = field(default_factory=set)  # scheme://host[:port], exact, lower case
+    allowed_hosts: set[str] = field(default_factory=set)  # hosts as `parse_authority` spells them, no port
+    allowed_origins: set[str] = field(default_factory=set)  # origins as `parse_origin` spells them, exact
     token: str | None = None
 
     @classmethod
     def for_bind(cls, host: str, allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
                  token: str | None = None) -> Guard:
-        hosts = set(LOOPBACK_NAMES) | {h.lower() for h in allow_hosts}
+        hosts = set(LOOPBACK_NAMES) | {_allowed_host(h) for h in allow_hosts}
         bind = host.lower()
         if bind not in ("0.0.0.0", "::", "[::]", ""):
-            hosts.add(f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind)
-        return cls(hosts, {o.rstrip("/").lower() for o in allow_origins}, token or None)
+            hosts.add(_allowed_host(bind))
+        origins = {o.strip().rstrip("/") for o in allow_origins}
+        return cls(hosts, {parse_origin(o) or o.lower() for o in origins}, token or None)
+
+    def admit(self, headers: RequestHeaders, target: str) -> Refusal | None:
+        """None when the request may go on, else its refusal: 400 for what no well-formed request holds
+        (a repeated Host, Origin or Authorization header, no Host, a Host, Origin or absolute request
+        target that does not parse), 403 for a host or origin not allowed (DNS-rebinding protection),
+        401 for a missing or wrong token."""
+        for name in GUARDED_HEADERS:
+            if name in headers.repeated:
+                return Refusal(400, f"Bad Request: the request has more than one {name.title()} header (RFC 9112 "
+                                    "§3.2 answers 400 to a repeated Host; this server reads one value of each "
+                                    "header it checks). Send it once.")
+        host = headers.get("host")
+        if host is None:
+            return Refusal(400, f"Bad Request: the request has no Host header, which this server checks "
+                                f"(DNS-rebinding protection). {_USE}.")
+        authority = parse_authority(host.strip(_OWS))
+        if authority is None:
+            return Refusal(400, f"Bad Request: Host {host!r} is not host[:port] (a DNS name, an IPv4 address or "
+                                f"an IPv6 address in brackets, then at most ':' and a port of digits). {_USE}.")
+        if authority.host not in self.allowed_hosts:
+            return Refusal(403, f"Forbidden: Host {host!r} is not a loopback address this server answers to "
+                                f"(DNS-rebinding protection). {_USE}, or start the server with --allow-host NAME.")
+        if not target.startswith("/") and target != "*":
+            # absolute-form (RFC 9112 §3.2.2): its authority, not Host, names the host, so it is checked too
+            match = _ABSOLUTE.fullmatch(target)
+            named = parse_authority(match[2]) if match and match[1].lower() in ("http", "https") else None
+            if named is None:
+                return Refusal(400, f"Bad Request: the request target {target[:200]!r} is neither a path nor an "
+                                    f"http URI naming host[:port]. {_USE}.")
+            if named.host not in self.allowed_hosts:
+                return Refusal(403, f"Forbidden: the request target names {str(named)!r}, not a loopback address "
+                                    f"this server answers to (DNS-rebinding protection). {_USE}.")
+        origin = headers.get("origin")
+        if origin is not None:
+            spelled = parse_origin(origin.strip(_OWS))
+            if spelled is None:
+                return Refusal(400, f"Bad Request: Origin {origin!r} is not a serialized origin (scheme://host"
+                                    "[:port] or null, RFC 6454; no path, no user name).")
+            if not self._origin_allowed(spelled):
+                return Refusal(403, f"Forbidden: Origin {origin!r} is not allowed (DNS-rebinding protection). "
+                                    "Start the server with --allow-origin ORIGIN to allow it.")
+        if not self.token_ok(headers.get("authorization")):
+            return Refusal(401, "Unauthorized: this server needs the header 'Authorization: Bearer TOKEN' with "
+                                "the token it was started with (--token or PYBRIDGE_TOKEN).",
+                           ((b"www-authenticate", b'Bearer realm="pybridge"'),))
+        return None
 
     def host_ok(self, value: str | None) -> bool:
-        return bool(value) and _split_host(value or "") in self.allowed_hosts
+        authority = parse_authority(value.strip(_OWS)) if value else None
+        return authority is not None and authority.host in self.allowed_hosts
 
     def origin_ok(self, value: str | None) -> bool:
         if value is None:
             return True  # not a browser: DNS rebinding needs one
-        origin = value.strip().rstrip("/").lower()
-        if origin in self.allowed_origins:
+        spelled = parse_origin(value.strip(_OWS))
+        return spelled is not None and self._origin_allowed(spelled)
+
+    def _origin_allowed(self, spelled: str) -> bool:
+        if spelled in self.allowed_origins:
             return True
-        scheme, sep, rest = origin.partition("://")
-        if not sep or scheme not in ("http", "https") or "/" in rest:
-            return False
-        return _split_host(rest) in LOOPBACK_NAMES
+        scheme, _, rest = spelled.partition("://")
+        authority = parse_authority(rest) if scheme in ("http", "https") else None
+        return authority is not None and authority.host in LOOPBACK_NAMES
 
     def token_ok(self, authorization: str | None) -> bool:
         if self.token is None:
@@ -331,12 +485,11 @@ class Guard:
 
 
 def _plain(status: int, message: str,
-           extra: list[tuple[bytes, bytes]] | None = None) -> Callable[[Send], Awaitable[None]]:
+           extra: Sequence[tuple[bytes, bytes]] = ()) -> Callable[[Send], Awaitable[None]]:
     body = json.dumps(_error(None, INVALID_REQUEST, message)).encode()
 
     async def respond(send: Send) -> None:
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                   *(extra or [])]
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
     return respond
@@ -364,23 +517,16 @@ def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
             return
         if scope["type"] != "http":
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if not guard.host_ok(headers.get("host")):
-            await _plain(403, f"Forbidden: Host {headers.get('host')!r} is not a loopback address this server "
-                              "answers to (DNS-rebinding protection). Use http://127.0.0.1:PORT/mcp, or start "
-                              "the server with --allow-host NAME.")(send)
+        headers = RequestHeaders.of(scope["headers"])
+        target = request_target(scope)
+        refusal = guard.admit(headers, target)
+        if refusal is not None:
+            await _plain(refusal.status, refusal.message, refusal.headers)(send)
             return
-        if not guard.origin_ok(headers.get("origin")):
-            await _plain(403, f"Forbidden: Origin {headers.get('origin')!r} is not allowed (DNS-rebinding "
-                              "protection). Start the server with --allow-origin ORIGIN to allow it.")(send)
-            return
-        if not guard.token_ok(headers.get("authorization")):
-            await _plain(401, "Unauthorized: this server needs the header 'Authorization: Bearer TOKEN' with "
-                              "the token it was started with (--token or PYBRIDGE_TOKEN).",
-                         [(b"www-authenticate", b'Bearer realm="pybridge"')])(send)
-            return
-        if scope["path"] not in ("/mcp", "/mcp/"):
-            await _plain(404, f"Not found: the MCP endpoint is /mcp, not {scope['path']}.")(send)
+        absolute = _ABSOLUTE.fullmatch(target)
+        path = unquote(urlsplit(target).path) if absolute else scope["path"]
+        if path not in ("/mcp", "/mcp/"):
+            await _plain(404, f"Not found: the MCP endpoint is /mcp, not {path}.")(send)
             return
         if fast is not None:
             replayed = await fast.serve(scope, receive, send, headers)
@@ -425,7 +571,7 @@ class FastCalls:
             getattr(manager, "_session_owners", None), dict)
 
     async def serve(self, scope: Scope, receive: Receive, send: Send,
-                    headers: dict[str, str]) -> Receive | None:
+                    headers: RequestHeaders) -> Receive | None:
         """Answer the request (None), or hand back a `receive` that replays what was read of it."""
         if scope["method"] != "POST" or scope.get("user") is not None:
             return receive
@@ -441,8 +587,8 @@ class FastCalls:
                 or transport.idle_scope.cancel_called or transport.mcp_session_id != sid
                 or not isinstance(getattr(transport, "_requests_in_flight", None), int)):
             return receive
-        media = headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json" or "application/json" not in headers.get("accept", "").lower():
+        media = (headers.get("content-type") or "").split(";")[0].strip().lower()
+        if media != "application/json" or "application/json" not in (headers.get("accept") or "").lower():
             return receive
         body, more = b"", True
         while more:
@@ -536,8 +682,9 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
     freeze_startup()      # no pacing under HTTP: see pybridge.mcp.gcpace
+    # httptools (a dependency), keeping the request target for the guard (see pybridge.mcp.httpwire)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, http=TargetKeepingProtocol)
     server = uvicorn.Server(config)
 
     async def main() -> None:
@@ -558,9 +705,9 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
 
 
 def _has_uvloop() -> bool:
-    """uvloop's event loop serves HTTP with less CPU per request (and uvicorn parses HTTP with
-    httptools when it is installed); both are dependencies where they build, plain asyncio
-    and h11 otherwise."""
+    """uvloop's event loop serves HTTP with less CPU per request; a dependency where it builds
+    (not on Windows), plain asyncio otherwise. HTTP is parsed by httptools (a dependency
+    everywhere) through `TargetKeepingProtocol`."""
     try:
         import uvloop  # noqa: F401
     except ImportError:
