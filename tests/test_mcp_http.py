@@ -4,6 +4,7 @@ token, bounded sessions, and a real client session (the SDK's streamable HTTP cl
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 import os
@@ -17,9 +18,10 @@ from pathlib import Path
 
 import anyio
 import httpx2
+import pydantic_core
 import pytest
 
-from pybridge.mcp.transport import Guard, build_http_app, mcp_url
+from pybridge.mcp.transport import BAD_ID, BATCH, Guard, build_http_app, classify_line, mcp_url
 from pybridge.query import TOOL_NAMES, Facade
 from pybridge.sync import sync
 
@@ -51,12 +53,14 @@ def reactor(tmp_path_factory, samples, worker) -> tuple[Path, Path]:
 
 
 @contextlib.contextmanager
-def http_server(root: Path, state: Path, *extra: str, token: str | None = None) -> Iterator[Served]:
+def http_server(root: Path, state: Path, *extra: str, token: str | None = None, fast: bool = True) -> Iterator[Served]:
     """`pybridge serve --http --port 0` on 127.0.0.1 for one workspace; yields once its startup line has named
-    the URL."""
-    env = {k: v for k, v in os.environ.items() if k != "PYBRIDGE_TOKEN"}
+    the URL. `fast=False` serves every call through the SDK (`PYBRIDGE_HTTP_FAST=0`)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYBRIDGE_TOKEN", "PYBRIDGE_HTTP_FAST")}
     if token is not None:
         env["PYBRIDGE_TOKEN"] = token
+    if not fast:
+        env["PYBRIDGE_HTTP_FAST"] = "0"
     with http_serve(["--repo", str(root), "--state-dir", str(state), *extra], env) as (url, proc, banner):
         yield Served(url, proc, banner, root, state)
 
@@ -88,14 +92,38 @@ def served(reactor) -> Iterator[Served]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def served_sdk(reactor) -> Iterator[Served]:
+    """Like `served`, with the fast path off: every request goes through the SDK."""
+    with http_server(*reactor, token=TOKEN, fast=False) as server:
+        yield server
+
+
+@pytest.fixture(params=["fast path", "SDK path"])
+def either_path(request: pytest.FixtureRequest) -> Served:
+    """`served` and `served_sdk` in turn: a test run on both must get the same answers."""
+    return request.getfixturevalue("served" if request.param == "fast path" else "served_sdk")
+
+
 def post(served: Served, body: object, *, token: str | None = TOKEN, path: str = "/mcp",
          headers: dict[str, str] | None = None) -> httpx2.Response:
+    """POST `body` (JSON-encoded, or bytes sent as they are) to the server."""
     base = served.url.rsplit("/mcp", 1)[0]
     sent = {"accept": ACCEPT, "content-type": "application/json", **(headers or {})}
     if token is not None:
         sent["authorization"] = f"Bearer {token}"
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
     with httpx2.Client(timeout=60, follow_redirects=False) as client:
-        return client.post(base + path, content=json.dumps(body).encode(), headers=sent)
+        return client.post(base + path, content=content, headers=sent)
+
+
+def open_session(served: Served) -> dict[str, str]:
+    """Initialize a session on a real server: the headers a call on it sends (the fast path takes such a call)."""
+    opened = post(served, INIT)
+    assert opened.status_code == 200, opened.text
+    headers = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    assert post(served, {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers).status_code == 202
+    return headers
 
 
 @dataclass
@@ -285,6 +313,75 @@ def test_the_guard_compares_hosts_and_origins_exactly():
     assert guard.token_ok("Bearer t") and guard.token_ok("bearer t") and not guard.token_ok("Basic t")
     assert not guard.token_ok("Bearer \u00e9")
     assert mcp_url("0.0.0.0", 9) == "http://127.0.0.1:9/mcp" and mcp_url("::1", 9) == "http://[::1]:9/mcp"
+
+
+# ---- odd ids, batches and deep nesting: the fast path and the SDK path answer alike (FAULTS-3 D7, D8)
+
+ODD_IDS = ["1.5", "3.0", "2e0", "null", "true", '{"a": 1}', "[1]", "NaN", "1e400"]
+CALL_STATUS = '"method":"tools/call","params":{"name":"status","arguments":{}}'
+
+
+def test_a_request_whose_id_is_not_an_integer_or_a_string_gets_400_invalid_request(either_path):
+    """FAULTS-3 D7: these got 202 and no body on both paths (the SDK took each for a notification), so the
+    client waited forever. Now stdio's answer: -32600 with the same message."""
+    headers = open_session(either_path)
+    for rid in ODD_IDS:
+        for method in (CALL_STATUS, '"method":"ping"'):
+            answer = post(either_path, f'{{"jsonrpc":"2.0","id":{rid},{method}}}'.encode(), headers=headers)
+            assert (answer.status_code, answer.json()) == (400, {"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": BAD_ID}}), (rid, method)
+    opening = post(either_path, {**INIT, "id": None})
+    assert opening.status_code == 400 and opening.json()["error"]["message"] == BAD_ID
+    assert classify_line(b'{"jsonrpc":"2.0","id":1.5,' + CALL_STATUS.encode() + b"}")[1] == {
+        "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": BAD_ID}}       # what stdio says
+    answer = post(either_path, f'{{"jsonrpc":"2.0","id":5,{CALL_STATUS}}}'.encode(), headers=headers)
+    assert answer.status_code == 200 and answer.json()["id"] == 5    # the session goes on
+
+
+def test_a_batch_gets_400_invalid_request(either_path):
+    """FAULTS-3 D7: a JSON array got the SDK's -32602 "Validation error"; JSON-RPC's code for it is -32600."""
+    headers = open_session(either_path)
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+    for batch in ([call], [call, {**call, "id": 4}], []):
+        answer = post(either_path, batch, headers=headers)
+        assert (answer.status_code, answer.json()["error"]) == (400, {"code": -32600, "message": BATCH}), batch
+
+
+# The SDK parses a POST body with pydantic-core's from_json, whose parser lets a value sit inside at most
+# this many arrays and objects (pydantic-core 2.50.5 under mcp 2.3.0). The fast path parses with the same
+# call, so the two agree at any depth; the canary below fails when the SDK's parser or its limit changes
+# (then update this figure and the README).
+SDK_JSON_DEPTH = 200
+
+
+def nested_call(depth: int) -> bytes:
+    """A find_symbol call whose deepest value sits inside `depth` arrays and objects: the message, its params,
+    the arguments, then the arrays of an argument `junk`."""
+    junk = depth - 3
+    return ('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"find_symbol","arguments":'
+            '{"query":"x","junk":' + "[" * junk + "0" + "]" * junk + "}}}").encode()
+
+
+def test_canary_the_sdk_parses_http_bodies_with_pydantic_core_and_its_depth_limit_is_200():
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+
+    assert "pydantic_core.from_json(body)" in inspect.getsource(StreamableHTTPServerTransport._handle_post_request)
+    assert pydantic_core.from_json(nested_call(SDK_JSON_DEPTH))["id"] == 9
+    with pytest.raises(ValueError, match="recursion limit exceeded"):
+        pydantic_core.from_json(nested_call(SDK_JSON_DEPTH + 1))
+
+
+def test_a_deeply_nested_body_gets_the_same_answer_on_both_paths(either_path):
+    """FAULTS-3 D8: a 900-level body got the tool's error from the fast path (Python's json reads it) and
+    -32700 from the SDK path (its parser stops at 200)."""
+    headers = open_session(either_path)
+    within = post(either_path, nested_call(SDK_JSON_DEPTH), headers=headers)
+    assert within.status_code == 200 and within.json()["result"]["isError"], within.text
+    assert "find_symbol has no argument `junk`" in within.json()["result"]["content"][0]["text"]
+    for depth in (SDK_JSON_DEPTH + 1, 900):
+        beyond = post(either_path, nested_call(depth), headers=headers)
+        assert beyond.status_code == 400 and beyond.json()["error"]["code"] == -32700, (depth, beyond.text)
+        assert "recursion limit exceeded" in beyond.json()["error"]["message"]
 
 
 # ---- sessions: in process, on the real facade and the SDK's session manager

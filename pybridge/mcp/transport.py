@@ -31,6 +31,12 @@ StreamableHTTPSessionManager, behind one guard (see `Guard`):
 - an optional bearer token (`--token` or `PYBRIDGE_TOKEN`): a request without
   `Authorization: Bearer TOKEN`, or with another token, gets 401; the
   comparison takes constant time.
+- every request gets an answer: a POST body is parsed once, before the fast
+  path and the SDK, with the SDK's own parser (`pydantic_core.from_json`,
+  which refuses nesting deeper than 200: the SDK then answers -32700 on
+  both paths); a request whose id is not an integer or a string gets 400
+  with stdio's -32600 (the SDK took it for a notification: 202, no answer),
+  and so does a batch (the SDK said -32602).
 - sessions are bounded: a session with no request in flight for
   `session_idle_timeout` seconds is closed (its id then answers 404 and the
   client initializes again), and at most `max_sessions` are open (another
@@ -56,7 +62,10 @@ from urllib.parse import unquote, urlsplit
 import anyio
 import anyio.to_thread
 import mcp_types as types
+import pydantic_core
 from mcp.shared.message import SessionMessage
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.mcp.gcpace import PACER, freeze_startup
 from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
@@ -79,6 +88,9 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 1000
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+BAD_ID = "Invalid Request: \"id\" must be an integer or a string of Unicode text."
+BATCH = ("Invalid Request: a JSON array (a JSON-RPC batch) is not served; send one JSON-RPC message per "
+         "request.")
 
 
 # ---------------------------------------------------------------------------------------------------- stdio
@@ -135,8 +147,7 @@ def classify_line(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, A
     is_request = isinstance(raw, dict) and "method" in raw and "id" in raw
     rid = _request_id(raw)
     if is_request and rid is None:
-        return None, _error(None, INVALID_REQUEST, "Invalid Request: \"id\" must be an integer or a string of "
-                                                   "Unicode text.")
+        return None, _error(None, INVALID_REQUEST, BAD_ID)
     where = _lone_surrogate(raw)
     if where is not None:
         if not is_request:
@@ -484,6 +495,40 @@ class Guard:
         return f"allowed Host: {hosts}; allowed Origin: {origins} (or none); {auth}"
 
 
+def invalid_request(raw: Any) -> str | None:
+    """Why a parsed POST body must be answered -32600 Invalid Request before the SDK sees it, else None.
+
+    The SDK's handshake-era transport validates a body against its message union, in which a request
+    whose id is not an integer or a string (1.5, null, true, an object) passes as a notification: it
+    answers 202 and the client waits for that id forever. Such a request (it has a method and an id)
+    gets stdio's answer. A batch (a JSON array, which the SDK answers -32602) gets -32600 too."""
+    if isinstance(raw, list):
+        return BATCH
+    if isinstance(raw, dict) and "method" in raw and "id" in raw and _request_id(raw) is None:
+        return BAD_ID
+    return None
+
+
+def _sdk_parses(scope: Scope, headers: RequestHeaders, json_response: bool) -> bool:
+    """Whether the SDK's handshake-era transport would parse this request's body: a POST with a protocol
+    version header it serves (or none), an Accept it takes and a JSON Content-Type (its own checks, in its
+    order: a request it refuses before parsing keeps that answer). Another version goes to the SDK's
+    modern entry, which answers a batch or a malformed id -32600 itself."""
+    if scope["method"] != "POST":
+        return False
+    version = headers.get("mcp-protocol-version")
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False
+    # the SDK's check_accept_headers and _check_content_type, on the headers already collected
+    accepted = {part.split(";")[0].strip().lower() for part in (headers.get("accept") or "").split(",")}
+    has_json = bool(accepted & {"*/*", "application/json", "application/*"})
+    has_sse = bool(accepted & {"*/*", "text/event-stream", "text/*"})
+    if not has_json or not (json_response or has_sse):
+        return False
+    media = (headers.get("content-type") or "").split(";")[0]
+    return any(part.strip() == "application/json" for part in media.split(","))
+
+
 def _plain(status: int, message: str,
            extra: Sequence[tuple[bytes, bytes]] = ()) -> Callable[[Send], Awaitable[None]]:
     body = json.dumps(_error(None, INVALID_REQUEST, message)).encode()
@@ -499,7 +544,13 @@ def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
                    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
                    max_sessions: int | None = DEFAULT_MAX_SESSIONS, stateless: bool = False,
                    json_response: bool = False) -> ASGIApp:
-    """The ASGI app: the guard, then `/mcp` (and `/mcp/`) on the SDK's session manager; 404 elsewhere."""
+    """The ASGI app: the guard, then `/mcp` (and `/mcp/`) on the SDK's session manager; 404 elsewhere.
+
+    A POST body the SDK would parse is read and parsed here first, with the SDK's own parser
+    (`pydantic_core.from_json`, so what it refuses, deep nesting included, the SDK answers alike):
+    a batch or a request with an id that is not an integer or a string is answered 400 -32600 here
+    (`invalid_request`); a plain tools/call may take the fast path (`FastCalls`); anything else goes
+    to the SDK with the body replayed."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     server = build_server(facade, names)
@@ -528,16 +579,50 @@ def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
         if path not in ("/mcp", "/mcp/"):
             await _plain(404, f"Not found: the MCP endpoint is /mcp, not {path}.")(send)
             return
-        if fast is not None:
-            replayed = await fast.serve(scope, receive, send, headers)
-            if replayed is None:
-                return
-            receive = replayed
+        if _sdk_parses(scope, headers, json_response) and not _too_long(headers):
+            body, receive = await _read_body(receive)
+            if body is not None:
+                try:
+                    raw = pydantic_core.from_json(body)
+                except ValueError:          # the SDK answers it (-32700, its message)
+                    pass
+                else:
+                    invalid = invalid_request(raw)
+                    if invalid is not None:
+                        await _plain(400, invalid)(send)
+                        return
+                    if fast is not None and await fast.serve(scope, send, headers, raw):
+                        return
         await manager.handle_request(scope, receive, send)
 
     app.manager = manager  # type: ignore[attr-defined]  # for tests and the bench: the live session count
     app.fast = fast  # type: ignore[attr-defined]  # for tests: how many calls took the fast path
     return app
+
+
+def _too_long(headers: RequestHeaders) -> bool:
+    """A Content-Length above the body limit: the SDK answers 413 without this app reading the body."""
+    length = headers.get("content-length")
+    return length is not None and length.strip().isdigit() and int(length) > MAX_LINE
+
+
+async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:
+    """The whole body (None when it is longer than MAX_LINE or the client went away), and a `receive`
+    that replays what was read for the SDK."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None, _replay(b"".join(chunks), message, receive)
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > MAX_LINE:
+            return None, _replay(b"".join(chunks), None, receive, more)
+    body = b"".join(chunks)
+    return body, _replay(body, None, receive)
 
 
 class FastCalls:
@@ -551,10 +636,11 @@ class FastCalls:
     itself (the answer is shaped for that version by the SDK's own `serialize_server_result`), and
     that can answer without blocking (`answer_now`), is answered here with the same JSON-RPC
     response (`model_dump_json(by_alias=True, exclude_unset=True)` of the same CallToolResult)
-    and the same headers. The session's idle countdown restarts as the SDK's would. Anything
-    else (another method, a batch, a sync, a wait for the live index, a lone surrogate, a stale
-    session, a malformed body) goes to the SDK with the body replayed, so its answers and errors
-    are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
+    and the same headers. The app parsed the body with the SDK's own parser, so what the SDK
+    cannot parse (nesting deeper than it allows, a lone surrogate escape) never gets here. The
+    session's idle countdown restarts as the SDK's would. Anything else (another method, a sync,
+    a wait for the live index, a stale session) goes to the SDK with the body replayed, so its
+    answers and errors are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
     """
 
     def __init__(self, manager: StreamableHTTPSessionManager, facade: Facade, known: set[str]) -> None:
@@ -570,38 +656,26 @@ class FastCalls:
             getattr(manager, "_server_instances", None), dict) and isinstance(
             getattr(manager, "_session_owners", None), dict)
 
-    async def serve(self, scope: Scope, receive: Receive, send: Send,
-                    headers: RequestHeaders) -> Receive | None:
-        """Answer the request (None), or hand back a `receive` that replays what was read of it."""
+    async def serve(self, scope: Scope, send: Send, headers: RequestHeaders, raw: Any) -> bool:
+        """Answer the request whose body parsed to `raw` (True), or leave it to the SDK (False)."""
         if scope["method"] != "POST" or scope.get("user") is not None:
-            return receive
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
+            return False
         version = headers.get("mcp-protocol-version")
         if version is None or version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            return receive          # the version the answer is shaped for must be the session's
+            return False          # the version the answer is shaped for must be the session's
         sid = headers.get("mcp-session-id") or ""
         transport = self.manager._server_instances.get(sid) if sid else None
         if (transport is None or self.manager._session_owners.get(sid) is not None
                 or transport.is_terminated or transport.idle_scope is None
                 or transport.idle_scope.cancel_called or transport.mcp_session_id != sid
                 or not isinstance(getattr(transport, "_requests_in_flight", None), int)):
-            return receive
+            return False
         media = (headers.get("content-type") or "").split(";")[0].strip().lower()
         if media != "application/json" or "application/json" not in (headers.get("accept") or "").lower():
-            return receive
-        body, more = b"", True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _replay(body, message, receive)
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > MAX_LINE:
-                return _replay(body, None, receive, more)
-        answer = self._answer(body, version)
+            return False
+        answer = self._answer(raw, version)
         if answer is None:
-            return _replay(body, None, receive)
+            return False
         payload = answer.encode("utf-8")
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
@@ -610,13 +684,9 @@ class FastCalls:
         if not transport._requests_in_flight and transport._idle_timeout is not None:
             transport.idle_scope.deadline = anyio.current_time() + transport._idle_timeout
         self.served += 1
-        return None
+        return True
 
-    def _answer(self, body: bytes, version: str) -> str | None:
-        try:
-            raw = json.loads(body)
-        except (ValueError, RecursionError):
-            return None
+    def _answer(self, raw: Any, version: str) -> str | None:
         if not (isinstance(raw, dict) and raw.get("jsonrpc") == "2.0" and raw.get("method") == "tools/call"
                 and set(raw) <= {"jsonrpc", "id", "method", "params"}):
             return None
@@ -625,13 +695,11 @@ class FastCalls:
             return None
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not set(params) <= {"name", "arguments"} \
-                or not (arguments is None or isinstance(arguments, dict)) or _lone_surrogate(raw) is not None:
+                or not (arguments is None or isinstance(arguments, dict)):
             return None
         result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
         if result is None:
             return None
-        from mcp_types import methods
-
         # shaped for the session's protocol version exactly as the SDK's runner shapes it
         shaped = methods.serialize_server_result("tools/call", version, result.model_dump(
             by_alias=True, mode="json", exclude_none=True))
