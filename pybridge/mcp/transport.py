@@ -20,12 +20,23 @@ HTTP. `http://HOST:PORT/mcp` (also `/mcp/`, never a redirect), on the SDK's
 StreamableHTTPSessionManager, behind one guard (see `Guard`):
 - DNS-rebinding protection (MCP streamable HTTP transport spec): the `Host`
   header must name a loopback address (or a host allowed with
-  `--allow-host`), and an `Origin` header, when present, must be a loopback
-  origin (or one allowed with `--allow-origin`); otherwise 403. A request
-  without `Origin` (a CLI or SDK client, not a browser) passes.
+  `--allow-host`), so must an absolute request target
+  (`POST http://HOST/mcp`, whose host RFC 9112 §3.2.2 makes the one that
+  counts), and an `Origin` header, when present, must be a loopback origin
+  (or one allowed with `--allow-origin`); otherwise 403. A request without
+  `Origin` (a CLI or SDK client, not a browser) passes. All three are parsed
+  strictly (`parse_authority`, `parse_origin`): one that is not exactly
+  `host[:port]` or `scheme://host[:port]`, a Host, Origin or Authorization
+  header sent twice, or no Host gets 400 (RFC 9112 §3.2).
 - an optional bearer token (`--token` or `PYBRIDGE_TOKEN`): a request without
   `Authorization: Bearer TOKEN`, or with another token, gets 401; the
   comparison takes constant time.
+- every request gets an answer: a POST body is parsed once, before the fast
+  path and the SDK, with the SDK's own parser (`pydantic_core.from_json`,
+  which refuses nesting deeper than 200: the SDK then answers -32700 on
+  both paths); a request whose id is not an integer or a string gets 400
+  with stdio's -32600 (the SDK took it for a notification: 202, no answer),
+  and so does a batch (the SDK said -32602).
 - sessions are bounded: a session with no request in flight for
   `session_idle_timeout` seconds is closed (its id then answers 404 and the
   client initializes again), and at most `max_sessions` are open (another
@@ -35,6 +46,7 @@ StreamableHTTPSessionManager, behind one guard (see `Guard`):
 from __future__ import annotations
 
 import contextlib
+import functools
 import hmac
 import ipaddress
 import json
@@ -45,13 +57,18 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
+from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
+import pydantic_core
 from mcp.shared.message import SessionMessage
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.mcp.gcpace import PACER, freeze_startup
+from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
 from pybridge.mcp.server import answer_now, build_server
 
 if TYPE_CHECKING:
@@ -71,6 +88,9 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 1000
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+BAD_ID = "Invalid Request: \"id\" must be an integer or a string of Unicode text."
+BATCH = ("Invalid Request: a JSON array (a JSON-RPC batch) is not served; send one JSON-RPC message per "
+         "request.")
 
 
 # ---------------------------------------------------------------------------------------------------- stdio
@@ -127,8 +147,7 @@ def classify_line(line: bytes) -> tuple[types.JSONRPCMessage | None, dict[str, A
     is_request = isinstance(raw, dict) and "method" in raw and "id" in raw
     rid = _request_id(raw)
     if is_request and rid is None:
-        return None, _error(None, INVALID_REQUEST, "Invalid Request: \"id\" must be an integer or a string of "
-                                                   "Unicode text.")
+        return None, _error(None, INVALID_REQUEST, BAD_ID)
     where = _lone_surrogate(raw)
     if where is not None:
         if not is_request:
@@ -276,45 +295,191 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _split_host(value: str) -> str:
-    """The host part of a Host header value (`name`, `name:port`, `[v6]:port`), lower case."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        return value[: end + 1] if end > 0 else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+@dataclass(frozen=True)
+class Authority:
+    """The `host[:port]` of a Host header, an Origin or an absolute request target."""
+
+    host: str  # lower case; an IPv6 address compressed, in brackets
+    port: int | None
+
+    def __str__(self) -> str:
+        return self.host if self.port is None else f"{self.host}:{self.port}"
+
+
+_AUTHORITY = re.compile(r"(?:\[([0-9a-f:.]+)\]|([a-z0-9_.-]+))(?::([0-9]{1,5}))?")
+_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
+_ORIGIN = re.compile(r"([a-z][a-z0-9+.-]*)://([^/?#]*)")
+_ABSOLUTE = re.compile(r"([a-z][a-z0-9+.-]*)://([^/?#]*)([/?#].*)?", re.IGNORECASE | re.DOTALL)
+_OWS = " \t"
+
+
+@functools.lru_cache(maxsize=256)
+def parse_authority(value: str) -> Authority | None:
+    """`value` as `host[:port]`, or None when it is anything else.
+
+    Strict (RFC 3986 §3.2.2-3 without userinfo, as RFC 9110 §7.2 has it for Host): the host is a DNS
+    name (dot-separated labels of letters, digits, `-` and `_`, a final dot allowed; IPv4 addresses
+    are such names) or an IPv6 address in brackets (no zone); the port is 1 to 5 digits, at most
+    65535. `127.0.0.1:80@evil.example`, `localhost:8765.evil.example`, `[::1]evil.example`,
+    `localhost:abc`, `localhost:` and any space or non-ASCII character all give None."""
+    if not value.isascii():
+        return None
+    match = _AUTHORITY.fullmatch(value.lower())
+    if match is None:
+        return None
+    v6, name, port = match.groups()
+    if port is not None and int(port) > 65535:
+        return None
+    if v6 is not None:
+        try:
+            host = f"[{ipaddress.IPv6Address(v6).compressed}]"
+        except ValueError:
+            return None
+    else:
+        labels = (name[:-1] if name.endswith(".") else name).split(".")
+        if len(name) > 254 or not all(_LABEL.fullmatch(label) for label in labels):
+            return None
+        host = name
+    return Authority(host, None if port is None else int(port))
+
+
+def parse_origin(value: str) -> str | None:
+    """An Origin header's value spelled one way (`scheme://host[:port]` in lower case, or `null`), or None
+    when it is not a serialized origin (RFC 6454 §7: no path, no trailing slash, no userinfo)."""
+    if value == "null":
+        return value
+    match = _ORIGIN.fullmatch(value.lower()) if value.isascii() else None
+    authority = parse_authority(match[2]) if match else None
+    return None if match is None or authority is None else f"{match[1]}://{authority}"
+
+
+def _allowed_host(name: str) -> str:
+    """A bind address or `--allow-host NAME` as the guard compares it with a Host header's host."""
+    name = name.strip().lower()
+    with contextlib.suppress(ValueError):
+        name = f"[{ipaddress.IPv6Address(name).compressed}]"  # a bare IPv6 address
+    authority = parse_authority(name)
+    return authority.host if authority is not None and authority.port is None else name
+
+
+@dataclass(frozen=True)
+class RequestHeaders:
+    """A request's headers, collected once: each name's first value (names in lower case; the first is the
+    value starlette's `Headers.get`, and so the SDK, reads) and the names that came more than once."""
+
+    first: dict[str, str]
+    repeated: frozenset[str]
+
+    @classmethod
+    def of(cls, raw: Iterable[tuple[bytes, bytes]]) -> RequestHeaders:
+        first: dict[str, str] = {}
+        repeated: set[str] = set()
+        for key, value in raw:
+            name = key.decode("latin-1").lower()
+            if name in first:
+                repeated.add(name)
+            else:
+                first[name] = value.decode("latin-1")
+        return cls(first, frozenset(repeated))
+
+    def get(self, name: str) -> str | None:
+        return self.first.get(name)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How the guard refuses a request: the HTTP status and the message of the JSON-RPC error body."""
+
+    status: int
+    message: str
+    headers: tuple[tuple[bytes, bytes], ...] = ()
+
+
+GUARDED_HEADERS = ("host", "origin", "authorization")  # the guard reads one value of each; two are refused
+_USE = "Use http://127.0.0.1:PORT/mcp"
 
 
 @dataclass
 class Guard:
-    """What the HTTP transport lets through: Host, Origin and the bearer token (see the module docstring)."""
+    """What the HTTP transport lets through: Host, Origin, the request target's authority and the bearer
+    token (see the module docstring)."""
 
-    allowed_hosts: set[str] = field(default_factory=set)  # host names, no port
-    allowed_origins: set[str] = field(default_factory=set)  # scheme://host[:port], exact, lower case
+    allowed_hosts: set[str] = field(default_factory=set)  # hosts as `parse_authority` spells them, no port
+    allowed_origins: set[str] = field(default_factory=set)  # origins as `parse_origin` spells them, exact
     token: str | None = None
 
     @classmethod
     def for_bind(cls, host: str, allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
                  token: str | None = None) -> Guard:
-        hosts = set(LOOPBACK_NAMES) | {h.lower() for h in allow_hosts}
+        hosts = set(LOOPBACK_NAMES) | {_allowed_host(h) for h in allow_hosts}
         bind = host.lower()
         if bind not in ("0.0.0.0", "::", "[::]", ""):
-            hosts.add(f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind)
-        return cls(hosts, {o.rstrip("/").lower() for o in allow_origins}, token or None)
+            hosts.add(_allowed_host(bind))
+        origins = {o.strip().rstrip("/") for o in allow_origins}
+        return cls(hosts, {parse_origin(o) or o.lower() for o in origins}, token or None)
+
+    def admit(self, headers: RequestHeaders, target: str) -> Refusal | None:
+        """None when the request may go on, else its refusal: 400 for what no well-formed request holds
+        (a repeated Host, Origin or Authorization header, no Host, a Host, Origin or absolute request
+        target that does not parse), 403 for a host or origin not allowed (DNS-rebinding protection),
+        401 for a missing or wrong token."""
+        for name in GUARDED_HEADERS:
+            if name in headers.repeated:
+                return Refusal(400, f"Bad Request: the request has more than one {name.title()} header (RFC 9112 "
+                                    "§3.2 answers 400 to a repeated Host; this server reads one value of each "
+                                    "header it checks). Send it once.")
+        host = headers.get("host")
+        if host is None:
+            return Refusal(400, f"Bad Request: the request has no Host header, which this server checks "
+                                f"(DNS-rebinding protection). {_USE}.")
+        authority = parse_authority(host.strip(_OWS))
+        if authority is None:
+            return Refusal(400, f"Bad Request: Host {host!r} is not host[:port] (a DNS name, an IPv4 address or "
+                                f"an IPv6 address in brackets, then at most ':' and a port of digits). {_USE}.")
+        if authority.host not in self.allowed_hosts:
+            return Refusal(403, f"Forbidden: Host {host!r} is not a loopback address this server answers to "
+                                f"(DNS-rebinding protection). {_USE}, or start the server with --allow-host NAME.")
+        if not target.startswith("/") and target != "*":
+            # absolute-form (RFC 9112 §3.2.2): its authority, not Host, names the host, so it is checked too
+            match = _ABSOLUTE.fullmatch(target)
+            named = parse_authority(match[2]) if match and match[1].lower() in ("http", "https") else None
+            if named is None:
+                return Refusal(400, f"Bad Request: the request target {target[:200]!r} is neither a path nor an "
+                                    f"http URI naming host[:port]. {_USE}.")
+            if named.host not in self.allowed_hosts:
+                return Refusal(403, f"Forbidden: the request target names {str(named)!r}, not a loopback address "
+                                    f"this server answers to (DNS-rebinding protection). {_USE}.")
+        origin = headers.get("origin")
+        if origin is not None:
+            spelled = parse_origin(origin.strip(_OWS))
+            if spelled is None:
+                return Refusal(400, f"Bad Request: Origin {origin!r} is not a serialized origin (scheme://host"
+                                    "[:port] or null, RFC 6454; no path, no user name).")
+            if not self._origin_allowed(spelled):
+                return Refusal(403, f"Forbidden: Origin {origin!r} is not allowed (DNS-rebinding protection). "
+                                    "Start the server with --allow-origin ORIGIN to allow it.")
+        if not self.token_ok(headers.get("authorization")):
+            return Refusal(401, "Unauthorized: this server needs the header 'Authorization: Bearer TOKEN' with "
+                                "the token it was started with (--token or PYBRIDGE_TOKEN).",
+                           ((b"www-authenticate", b'Bearer realm="pybridge"'),))
+        return None
 
     def host_ok(self, value: str | None) -> bool:
-        return bool(value) and _split_host(value or "") in self.allowed_hosts
+        authority = parse_authority(value.strip(_OWS)) if value else None
+        return authority is not None and authority.host in self.allowed_hosts
 
     def origin_ok(self, value: str | None) -> bool:
         if value is None:
             return True  # not a browser: DNS rebinding needs one
-        origin = value.strip().rstrip("/").lower()
-        if origin in self.allowed_origins:
+        spelled = parse_origin(value.strip(_OWS))
+        return spelled is not None and self._origin_allowed(spelled)
+
+    def _origin_allowed(self, spelled: str) -> bool:
+        if spelled in self.allowed_origins:
             return True
-        scheme, sep, rest = origin.partition("://")
-        if not sep or scheme not in ("http", "https") or "/" in rest:
-            return False
-        return _split_host(rest) in LOOPBACK_NAMES
+        scheme, _, rest = spelled.partition("://")
+        authority = parse_authority(rest) if scheme in ("http", "https") else None
+        return authority is not None and authority.host in LOOPBACK_NAMES
 
     def token_ok(self, authorization: str | None) -> bool:
         if self.token is None:
@@ -330,13 +495,46 @@ class Guard:
         return f"allowed Host: {hosts}; allowed Origin: {origins} (or none); {auth}"
 
 
+def invalid_request(raw: Any) -> str | None:
+    """Why a parsed POST body must be answered -32600 Invalid Request before the SDK sees it, else None.
+
+    The SDK's handshake-era transport validates a body against its message union, in which a request
+    whose id is not an integer or a string (1.5, null, true, an object) passes as a notification: it
+    answers 202 and the client waits for that id forever. Such a request (it has a method and an id)
+    gets stdio's answer. A batch (a JSON array, which the SDK answers -32602) gets -32600 too."""
+    if isinstance(raw, list):
+        return BATCH
+    if isinstance(raw, dict) and "method" in raw and "id" in raw and _request_id(raw) is None:
+        return BAD_ID
+    return None
+
+
+def _sdk_parses(scope: Scope, headers: RequestHeaders, json_response: bool) -> bool:
+    """Whether the SDK's handshake-era transport would parse this request's body: a POST with a protocol
+    version header it serves (or none), an Accept it takes and a JSON Content-Type (its own checks, in its
+    order: a request it refuses before parsing keeps that answer). Another version goes to the SDK's
+    modern entry, which answers a batch or a malformed id -32600 itself."""
+    if scope["method"] != "POST":
+        return False
+    version = headers.get("mcp-protocol-version")
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False
+    # the SDK's check_accept_headers and _check_content_type, on the headers already collected
+    accepted = {part.split(";")[0].strip().lower() for part in (headers.get("accept") or "").split(",")}
+    has_json = bool(accepted & {"*/*", "application/json", "application/*"})
+    has_sse = bool(accepted & {"*/*", "text/event-stream", "text/*"})
+    if not has_json or not (json_response or has_sse):
+        return False
+    media = (headers.get("content-type") or "").split(";")[0]
+    return any(part.strip() == "application/json" for part in media.split(","))
+
+
 def _plain(status: int, message: str,
-           extra: list[tuple[bytes, bytes]] | None = None) -> Callable[[Send], Awaitable[None]]:
+           extra: Sequence[tuple[bytes, bytes]] = ()) -> Callable[[Send], Awaitable[None]]:
     body = json.dumps(_error(None, INVALID_REQUEST, message)).encode()
 
     async def respond(send: Send) -> None:
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                   *(extra or [])]
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
     return respond
@@ -346,7 +544,13 @@ def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
                    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
                    max_sessions: int | None = DEFAULT_MAX_SESSIONS, stateless: bool = False,
                    json_response: bool = False) -> ASGIApp:
-    """The ASGI app: the guard, then `/mcp` (and `/mcp/`) on the SDK's session manager; 404 elsewhere."""
+    """The ASGI app: the guard, then `/mcp` (and `/mcp/`) on the SDK's session manager; 404 elsewhere.
+
+    A POST body the SDK would parse is read and parsed here first, with the SDK's own parser
+    (`pydantic_core.from_json`, so what it refuses, deep nesting included, the SDK answers alike):
+    a batch or a request with an id that is not an integer or a string is answered 400 -32600 here
+    (`invalid_request`); a plain tools/call may take the fast path (`FastCalls`); anything else goes
+    to the SDK with the body replayed."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     server = build_server(facade, names)
@@ -364,34 +568,61 @@ def build_http_app(facade: Facade, names: Sequence[str], guard: Guard, *,
             return
         if scope["type"] != "http":
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if not guard.host_ok(headers.get("host")):
-            await _plain(403, f"Forbidden: Host {headers.get('host')!r} is not a loopback address this server "
-                              "answers to (DNS-rebinding protection). Use http://127.0.0.1:PORT/mcp, or start "
-                              "the server with --allow-host NAME.")(send)
+        headers = RequestHeaders.of(scope["headers"])
+        target = request_target(scope)
+        refusal = guard.admit(headers, target)
+        if refusal is not None:
+            await _plain(refusal.status, refusal.message, refusal.headers)(send)
             return
-        if not guard.origin_ok(headers.get("origin")):
-            await _plain(403, f"Forbidden: Origin {headers.get('origin')!r} is not allowed (DNS-rebinding "
-                              "protection). Start the server with --allow-origin ORIGIN to allow it.")(send)
+        absolute = _ABSOLUTE.fullmatch(target)
+        path = unquote(urlsplit(target).path) if absolute else scope["path"]
+        if path not in ("/mcp", "/mcp/"):
+            await _plain(404, f"Not found: the MCP endpoint is /mcp, not {path}.")(send)
             return
-        if not guard.token_ok(headers.get("authorization")):
-            await _plain(401, "Unauthorized: this server needs the header 'Authorization: Bearer TOKEN' with "
-                              "the token it was started with (--token or PYBRIDGE_TOKEN).",
-                         [(b"www-authenticate", b'Bearer realm="pybridge"')])(send)
-            return
-        if scope["path"] not in ("/mcp", "/mcp/"):
-            await _plain(404, f"Not found: the MCP endpoint is /mcp, not {scope['path']}.")(send)
-            return
-        if fast is not None:
-            replayed = await fast.serve(scope, receive, send, headers)
-            if replayed is None:
-                return
-            receive = replayed
+        if _sdk_parses(scope, headers, json_response) and not _too_long(headers):
+            body, receive = await _read_body(receive)
+            if body is not None:
+                try:
+                    raw = pydantic_core.from_json(body)
+                except ValueError:          # the SDK answers it (-32700, its message)
+                    pass
+                else:
+                    invalid = invalid_request(raw)
+                    if invalid is not None:
+                        await _plain(400, invalid)(send)
+                        return
+                    if fast is not None and await fast.serve(scope, send, headers, raw):
+                        return
         await manager.handle_request(scope, receive, send)
 
     app.manager = manager  # type: ignore[attr-defined]  # for tests and the bench: the live session count
     app.fast = fast  # type: ignore[attr-defined]  # for tests: how many calls took the fast path
     return app
+
+
+def _too_long(headers: RequestHeaders) -> bool:
+    """A Content-Length above the body limit: the SDK answers 413 without this app reading the body."""
+    length = headers.get("content-length")
+    return length is not None and length.strip().isdigit() and int(length) > MAX_LINE
+
+
+async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:
+    """The whole body (None when it is longer than MAX_LINE or the client went away), and a `receive`
+    that replays what was read for the SDK."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None, _replay(b"".join(chunks), message, receive)
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > MAX_LINE:
+            return None, _replay(b"".join(chunks), None, receive, more)
+    body = b"".join(chunks)
+    return body, _replay(body, None, receive)
 
 
 class FastCalls:
@@ -405,10 +636,11 @@ class FastCalls:
     itself (the answer is shaped for that version by the SDK's own `serialize_server_result`), and
     that can answer without blocking (`answer_now`), is answered here with the same JSON-RPC
     response (`model_dump_json(by_alias=True, exclude_unset=True)` of the same CallToolResult)
-    and the same headers. The session's idle countdown restarts as the SDK's would. Anything
-    else (another method, a batch, a sync, a wait for the live index, a lone surrogate, a stale
-    session, a malformed body) goes to the SDK with the body replayed, so its answers and errors
-    are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
+    and the same headers. The app parsed the body with the SDK's own parser, so what the SDK
+    cannot parse (nesting deeper than it allows, a lone surrogate escape) never gets here. The
+    session's idle countdown restarts as the SDK's would. Anything else (another method, a sync,
+    a wait for the live index, a stale session) goes to the SDK with the body replayed, so its
+    answers and errors are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
     """
 
     def __init__(self, manager: StreamableHTTPSessionManager, facade: Facade, known: set[str]) -> None:
@@ -424,38 +656,26 @@ class FastCalls:
             getattr(manager, "_server_instances", None), dict) and isinstance(
             getattr(manager, "_session_owners", None), dict)
 
-    async def serve(self, scope: Scope, receive: Receive, send: Send,
-                    headers: dict[str, str]) -> Receive | None:
-        """Answer the request (None), or hand back a `receive` that replays what was read of it."""
+    async def serve(self, scope: Scope, send: Send, headers: RequestHeaders, raw: Any) -> bool:
+        """Answer the request whose body parsed to `raw` (True), or leave it to the SDK (False)."""
         if scope["method"] != "POST" or scope.get("user") is not None:
-            return receive
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
+            return False
         version = headers.get("mcp-protocol-version")
         if version is None or version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            return receive          # the version the answer is shaped for must be the session's
+            return False          # the version the answer is shaped for must be the session's
         sid = headers.get("mcp-session-id") or ""
         transport = self.manager._server_instances.get(sid) if sid else None
         if (transport is None or self.manager._session_owners.get(sid) is not None
                 or transport.is_terminated or transport.idle_scope is None
                 or transport.idle_scope.cancel_called or transport.mcp_session_id != sid
                 or not isinstance(getattr(transport, "_requests_in_flight", None), int)):
-            return receive
-        media = headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json" or "application/json" not in headers.get("accept", "").lower():
-            return receive
-        body, more = b"", True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return _replay(body, message, receive)
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > MAX_LINE:
-                return _replay(body, None, receive, more)
-        answer = self._answer(body, version)
+            return False
+        media = (headers.get("content-type") or "").split(";")[0].strip().lower()
+        if media != "application/json" or "application/json" not in (headers.get("accept") or "").lower():
+            return False
+        answer = self._answer(raw, version)
         if answer is None:
-            return _replay(body, None, receive)
+            return False
         payload = answer.encode("utf-8")
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
@@ -464,13 +684,9 @@ class FastCalls:
         if not transport._requests_in_flight and transport._idle_timeout is not None:
             transport.idle_scope.deadline = anyio.current_time() + transport._idle_timeout
         self.served += 1
-        return None
+        return True
 
-    def _answer(self, body: bytes, version: str) -> str | None:
-        try:
-            raw = json.loads(body)
-        except (ValueError, RecursionError):
-            return None
+    def _answer(self, raw: Any, version: str) -> str | None:
         if not (isinstance(raw, dict) and raw.get("jsonrpc") == "2.0" and raw.get("method") == "tools/call"
                 and set(raw) <= {"jsonrpc", "id", "method", "params"}):
             return None
@@ -479,13 +695,11 @@ class FastCalls:
             return None
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not set(params) <= {"name", "arguments"} \
-                or not (arguments is None or isinstance(arguments, dict)) or _lone_surrogate(raw) is not None:
+                or not (arguments is None or isinstance(arguments, dict)):
             return None
         result = answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
         if result is None:
             return None
-        from mcp_types import methods
-
         # shaped for the session's protocol version exactly as the SDK's runner shapes it
         shaped = methods.serialize_server_result("tools/call", version, result.model_dump(
             by_alias=True, mode="json", exclude_none=True))
@@ -536,8 +750,9 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
     app = build_http_app(facade, names, guard, session_idle_timeout=session_idle_timeout,
                          max_sessions=max_sessions, stateless=stateless, json_response=json_response)
     freeze_startup()      # no pacing under HTTP: see pybridge.mcp.gcpace
+    # httptools (a dependency), keeping the request target for the guard (see pybridge.mcp.httpwire)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, http=TargetKeepingProtocol)
     server = uvicorn.Server(config)
 
     async def main() -> None:
@@ -558,9 +773,9 @@ def run_http(facade: Facade, names: Sequence[str], host: str, port: int, guard: 
 
 
 def _has_uvloop() -> bool:
-    """uvloop's event loop serves HTTP with less CPU per request (and uvicorn parses HTTP with
-    httptools when it is installed); both are dependencies where they build, plain asyncio
-    and h11 otherwise."""
+    """uvloop's event loop serves HTTP with less CPU per request; a dependency where it builds
+    (not on Windows), plain asyncio otherwise. HTTP is parsed by httptools (a dependency
+    everywhere) through `TargetKeepingProtocol`."""
     try:
         import uvloop  # noqa: F401
     except ImportError:
