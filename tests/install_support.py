@@ -44,16 +44,26 @@ def bin_dir(folder: Path, **links: Path) -> Path:
     return folder
 
 
-def system_bin() -> str:
-    """PATH entries with the shell tools a `java` or `mvn` script needs, but no java or mvn."""
-    return os.pathsep.join(p for p in ("/usr/local/sbin", "/usr/sbin", "/sbin", "/bin")
-                           if Path(p).is_dir() and not (Path(p) / "java").exists() and not (Path(p) / "mvn").exists())
+def path_without(folder: Path, *names: str) -> str:
+    """A PATH of one folder that links every command of this machine's PATH except `names` (so
+    shell tools are there, but e.g. no java or mvn)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not Path(entry).is_dir():
+            continue
+        for command in Path(entry).iterdir():
+            link = folder / command.name
+            if command.name in names or link.exists() or link.is_symlink() or not os.access(command, os.X_OK):
+                continue
+            link.symlink_to(command)
+    return str(folder)
 
 
-def env_without_java(**extra: str) -> dict[str, str]:
-    """os.environ without any JDK setting, and with a PATH that finds neither java nor mvn (plus `extra`)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYBRIDGE_JAVA_HOME", "PATH")}
-    env["PATH"] = system_bin()
+def env_without_java(folder: Path, **extra: str) -> dict[str, str]:
+    """os.environ without any JDK setting, with a PATH (made in `folder`) that finds neither java nor mvn,
+    then `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYBRIDGE_JAVA_HOME")}
+    env["PATH"] = path_without(folder, "java", "mvn")
     env.update(extra)
     return env
 
