@@ -143,3 +143,20 @@ def test_the_client_configurations_init_wrote_are_found_and_a_stale_command_is_a
     clients = checks(out)["clients"]
     assert clients["status"] == "problem" and "cursor (/gone/venv/bin/pybridge)" in clients["summary"]
     assert clients["fix"].startswith("Run `pybridge init --client cursor` again")
+
+
+def test_the_install_package_sits_below_the_cli_and_never_reaches_up():
+    """pybridge.install may look at the JDK lookup, the workspace model and the state folder (which the
+    CLI never imports); it never imports the CLI, the MCP server, the query facade or the live index."""
+    import ast
+
+    from tests.install_support import ROOT
+
+    bad = []
+    for path in (ROOT / "pybridge" / "install").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            bad += [(path.name, n) for n in names
+                    if n.startswith(("pybridge.cli", "pybridge.mcp", "pybridge.query", "pybridge.live", "jpype"))]
+    assert bad == []
