@@ -38,7 +38,7 @@ from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
-from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
+from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Module, Workspace, select
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
@@ -159,11 +159,14 @@ def git_head(root: Path) -> str | None:
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
-         force: bool = False) -> SyncResult:
+         force: bool = False, build_tool: str = AUTO) -> SyncResult:
     """Index what changed in the workspace at `root` and publish a new generation.
 
-    Phases, in order: read the POMs and fingerprint the sources (`snapshot`);
-    resolve classpaths with Maven while the worker JVM starts; plan (which
+    Phases, in order: read the build files (the build system `build_tool`
+    names, by default the one that owns `root`: `pybridge.workspace.select`)
+    and fingerprint the sources (`snapshot`); resolve classpaths with the
+    build tool while the worker JVM starts (`maven_timeout` bounds each of its
+    runs); plan (which
     files the edits since the current generation can affect, `planner`);
     index those files in rounds and stage their facts; check that no input
     changed meanwhile; publish. When no input changed, nothing is published
@@ -180,8 +183,9 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
     try:
-        run.say({"phase": "workspace", "message": f"reading the POMs under {run.root}"})
-        workspace = load_workspace(run.root)
+        system = select(run.root, build_tool)
+        run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
+        workspace = system.load(run.root)
         if worker is None:
             worker = Worker(heap) if heap else Worker()
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
@@ -189,8 +193,8 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
-            classpaths = _resolve(run, workspace, snap, previous, worker, allow_online, maven_timeout)
-            inputs = _inputs(run, workspace, snap, classpaths, previous)
+            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout)
+            inputs = _inputs(run, system, workspace, snap, classpaths, previous)
             reader = store.reader() if previous is not None else None
             try:
                 todo = _plan(run, inputs, previous, reader, force)
@@ -229,13 +233,14 @@ class _Run:
 class _Inputs:
     """The sync's inputs, as the planner and the indexer see them."""
 
+    system: BuildSystem
     workspace: Workspace
     snap: snapshots.Snapshot
     jobs: dict[Job, tuple[Module, ClasspathResult]]   # module and scope -> how to index it, in order
     files: dict[str, FileEntry]                       # relpath -> where it is indexed
     envs: dict[Job, str]                              # job -> environment fingerprint
     visible: dict[Job, set[Job]]                      # job -> the jobs that see its sources
-    pom_changed: set[str]                             # module ids whose pom.xml changed
+    build_changed: set[str]                           # module ids whose build files changed
     generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
 
 
@@ -249,13 +254,15 @@ class _Staged:
     rounds: int = 0
 
 
-def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous: GenerationInfo | None,
-             worker: Worker, allow_online: bool, maven_timeout: float) -> dict[Job, ClasspathResult]:
-    """Classpaths from Maven; meanwhile a JVM starts and warms up when sources or POMs changed."""
+def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
+             previous: GenerationInfo | None, worker: Worker, allow_online: bool,
+             maven_timeout: float) -> dict[Job, ClasspathResult]:
+    """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
+    files changed."""
     t = time.perf_counter()
     starter = None
     if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
-        agents.prepare(worker, workspace)    # Lombok's agent, when the POMs name it
+        agents.prepare(worker, system, workspace)    # Lombok's agent, when the build files name it
         starter = _Starter(worker, warm=previous is None)
         starter.start()
 
@@ -264,8 +271,8 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
         run.say({"phase": "maven", "message": message})
 
     try:
-        classpaths = resolve_classpaths(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
-                                        progress=maven_progress)
+        classpaths = system.resolve(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
+                                    progress=maven_progress)
     finally:
         resolved = time.perf_counter()
         if starter is not None:
@@ -285,8 +292,8 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
     return classpaths
 
 
-def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpaths: dict[Job, ClasspathResult],
-            previous: GenerationInfo | None) -> _Inputs:
+def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
+            classpaths: dict[Job, ClasspathResult], previous: GenerationInfo | None) -> _Inputs:
     jobs: dict[Job, tuple[Module, ClasspathResult]] = {}
     files: dict[str, FileEntry] = {}
     roots: dict[Job, list[Path]] = {}
@@ -300,21 +307,23 @@ def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpath
                 for abs_path, rel in listed.items():
                     files[rel] = FileEntry(rel, module.id, scope_name, abs_path)
     envs = {job: environment(cp, module.encoding, snap.classpath) for job, (module, cp) in jobs.items()}
-    old_poms = previous.snapshot.get("poms", {}) if previous is not None else {}
-    pom_changed = set()
+    # The snapshot's table of build files (its JSON key `poms`: DESIGN section 5) by relpath -> [..., sha256].
+    old_builds = previous.snapshot.get("poms", {}) if previous is not None else {}
+    build_changed = set()
     for module in workspace.modules:
-        rel = _relpath(run.root, module.pom_path)
-        if (old_poms.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
-            pom_changed.add(module.id)
-    return _Inputs(workspace, snap, jobs, files, envs,
-                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), pom_changed,
+        for build_file in module.build_files:
+            rel = _relpath(run.root, build_file)
+            if (old_builds.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
+                build_changed.add(module.id)
+    return _Inputs(system, workspace, snap, jobs, files, envs,
+                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
                    generated_roots(workspace))
 
 
 def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
     """A JVM is needed: give it the agents the classpaths call for (Lombok's), and let each job's
     limitations say what really loaded."""
-    settled = agents.settle(worker, inputs.workspace, classpaths)
+    settled = agents.settle(worker, inputs.system, inputs.workspace, classpaths)
     inputs.jobs = {job: (module, settled.get(job, cp)) for job, (module, cp) in inputs.jobs.items()}
 
 
@@ -333,7 +342,7 @@ def _plan(run: _Run, inputs: _Inputs, previous: GenerationInfo | None, reader: R
     indexer_changed = previous is not None and previous.snapshot.get("indexer_version") != INDEXER_VERSION
     previous_envs = previous.meta.get("environments") if previous is not None else None
     oversized = {rel: inputs.snap.files[rel][2] for rel in inputs.snap.oversized}
-    todo = plan(inputs.files, sha, inputs.envs, inputs.pom_changed, reader, previous_envs, force=force,
+    todo = plan(inputs.files, sha, inputs.envs, inputs.build_changed, reader, previous_envs, force=force,
                 indexer_changed=indexer_changed, oversized=oversized,
                 was_oversized=previous.snapshot.get("oversized") or {} if previous is not None else ())
     faults.hit("sync.planned")
