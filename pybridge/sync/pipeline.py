@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +32,15 @@ from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
+from pybridge.sync.meta import (
+    REFLECTION_NOT_TRACKED,
+    Counts,
+    GenerationMeta,
+    MetaLimitation,
+    ModuleMeta,
+    ScopeMeta,
+    relative,
+)
 from pybridge.sync.oversized import has_oversized, stage_oversized
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
 from pybridge.sync.state import prepare as prepare_state
@@ -42,13 +51,6 @@ from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Module, Works
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
-
-ALWAYS_LIMITATIONS = [{
-    "kind": "reflection_not_tracked", "module": None, "scope": None,
-    "message": "Uses through reflection (Class.forName, method handles, frameworks that wire by name) "
-               "are not references the compiler sees.",
-}]
-
 
 class StaleSnapshotError(PybridgeError):
     """The workspace changed while the sync ran: nothing was published."""
@@ -201,13 +203,13 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                 if todo.unchanged:
                     return _unchanged(run, store, previous, snap, inputs)
                 _settle_agents(worker, inputs, classpaths)
-                meta = {"commit": git_head(run.root), "root": str(run.root)}
-                with store.stage(snap.to_json(), meta) as staging:
+                meta = _begun(run, inputs)
+                with store.stage(snap.to_json(), meta.to_json()) as staging:
                     with _fewer_collections():
                         staged = _index(run, worker, staging, inputs, todo, reader)
                     if reader is not None:
                         reader.close()
-                    number = _publish(run, staging, snap, _meta(inputs, staged))
+                    number = _publish(run, staging, snap, _meta(meta, inputs, staged))
             finally:
                 if reader is not None:
                     reader.close()
@@ -340,7 +342,8 @@ def _plan(run: _Run, inputs: _Inputs, previous: GenerationInfo | None, reader: R
     t = time.perf_counter()
     sha = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
     indexer_changed = previous is not None and previous.snapshot.get("indexer_version") != INDEXER_VERSION
-    previous_envs = previous.meta.get("environments") if previous is not None else None
+    envs = GenerationMeta.of(previous).environments if previous is not None else None
+    previous_envs = dict(envs) if envs is not None else None
     oversized = {rel: inputs.snap.files[rel][2] for rel in inputs.snap.oversized}
     todo = plan(inputs.files, sha, inputs.envs, inputs.build_changed, reader, previous_envs, force=force,
                 indexer_changed=indexer_changed, oversized=oversized,
@@ -359,17 +362,19 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     if changed:
         raise StaleSnapshotError(changed)
     now = snap.to_json()
-    commit = git_head(run.root)
+    old = GenerationMeta.of(previous)
+    # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
+    meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
+                   modules=_module_metas(run.root, inputs.workspace))
     if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots")) or \
-            previous.meta.get("commit") != commit:
-        store.refresh_generation(previous.number, now, {"commit": commit})
-    old = previous.meta
+            meta != old:
+        store.refresh_generation(previous.number, now, meta.to_json())
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
              "total": len(inputs.files)})
-    counts = _counts(old.get("counts", {}), inputs, old.get("limitations", []))
+    counts = _counts(old.counts, inputs, old.limitations)
     return SyncResult(previous.number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
-                      old.get("modules", []), old.get("limitations", []), counts["files"], run.timings,
-                      published=False, incremental=True)
+                      [s.to_json() for s in old.scopes], [lim.to_json() for lim in old.limitations],
+                      counts["files"], run.timings, published=False, incremental=True)
 
 
 def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: Plan,
@@ -489,7 +494,7 @@ def _codec(encoding: str) -> str:
         return "utf-8"
 
 
-def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[str, Any]) -> int:
+def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: GenerationMeta) -> int:
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
     changed = snapshots.changes(snap)
@@ -498,52 +503,65 @@ def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[s
     faults.hit("sync.before_publish")
     run.say({"phase": "publish", "message": "publishing"})
     t = time.perf_counter()
-    number = staging.publish({"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                              "duration": round(time.perf_counter() - run.t0, 3), **meta})
+    number = staging.publish(replace(meta, generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                     duration=round(time.perf_counter() - run.t0, 3)).to_json())
     run.timings["publish"] = time.perf_counter() - t
     return number
 
 
-def _meta(inputs: _Inputs, staged: _Staged) -> dict[str, Any]:
-    """The generation's metadata: per module and scope counts, limitations, environments."""
-    per_job: dict[Job, dict[str, int]] = {job: {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
-                                          for job in inputs.jobs}
+def _module_metas(root: Path, workspace: Workspace) -> tuple[ModuleMeta, ...]:
+    return tuple(ModuleMeta(m.id, m.version, m.kind, relative(root, [m.root])[0], relative(root, m.build_files),
+                            m.has_sources, m.release, m.encoding) for m in workspace.modules)
+
+
+def _begun(run: _Run, inputs: _Inputs) -> GenerationMeta:
+    """The generation's metadata as staging starts: what it is built from (`_meta` completes it)."""
+    return GenerationMeta(commit=git_head(run.root), root=str(run.root), build_tool=inputs.system.name,
+                          modules=_module_metas(run.root, inputs.workspace))
+
+
+def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> GenerationMeta:
+    """The generation's metadata: per module and scope counts, paths and limitations; environments."""
+    per_job: dict[Job, list[int]] = {job: [0, 0, 0, 0] for job in inputs.jobs}   # files, complete, refs, problems
     for job, complete, references, problems in staged.per_file.values():
         c = per_job[job]
-        c["files"] += 1
-        c["bindingComplete"] += bool(complete)
-        c["references"] += references
-        c["problems"] += problems
-    modules_meta, limitations = [], []
+        c[0] += 1
+        c[1] += bool(complete)
+        c[2] += references
+        c[3] += problems
+    scopes: list[ScopeMeta] = []
+    limitations: list[MetaLimitation] = []
+    root = inputs.workspace.root
     for job, (module, cp) in inputs.jobs.items():
-        lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
-                for lim in cp.limitations]
+        lims = [MetaLimitation(lim.kind, lim.message, lim.module, lim.scope) for lim in cp.limitations]
         limitations += lims
-        modules_meta.append({"module": job[0], "scope": job[1], "release": cp.release,
-                             "encoding": module.encoding, **per_job[job],
-                             "limitations": [lim["kind"] for lim in lims]})
-    limitations += snapshots.limitations(inputs.snap) + ALWAYS_LIMITATIONS
-    return {"modules": modules_meta, "limitations": limitations,
-            "module_ids": [m.id for m in inputs.workspace.modules],
-            "environments": {f"{job[0]} {job[1]}": env for job, env in inputs.envs.items()},
-            "reindexed_files": staged.reindexed}
+        n_files, n_complete, n_references, n_problems = per_job[job]
+        scopes.append(ScopeMeta(job[0], job[1], cp.release, module.encoding, n_files, n_complete, n_references,
+                                n_problems,
+                                tuple(lim.kind for lim in lims), tuple(map(str, cp.classpath)),
+                                tuple(map(str, cp.processor_path)), relative(root, cp.sourcepath)))
+    limitations += [x for e in snapshots.limitations(inputs.snap) if (x := MetaLimitation.from_json(e))]
+    limitations.append(REFLECTION_NOT_TRACKED)
+    return replace(begun, scopes=tuple(scopes), limitations=tuple(limitations),
+                   environments={f"{job[0]} {job[1]}": env for job, env in inputs.envs.items()},
+                   reindexed_files=staged.reindexed)
 
 
-def _counts(published: dict[str, int], inputs: _Inputs, limitations: list[Any]) -> dict[str, int]:
-    return {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
-            "references": published.get("references", 0), "problems": published.get("problems", 0),
-            "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
-            "modules": len(inputs.workspace.modules), "symbols": published.get("declarations", 0),
+def _counts(published: Counts, inputs: _Inputs, limitations: tuple[MetaLimitation, ...]) -> dict[str, int]:
+    return {"files": published.files, "declarations": published.declarations,
+            "references": published.references, "problems": published.problems,
+            "files_not_binding_complete": published.files - published.binding_complete_files,
+            "modules": len(inputs.workspace.modules), "symbols": published.declarations,
             "limitations": len(limitations)}
 
 
 def _result(run: _Run, store: Store, number: int, inputs: _Inputs, staged: _Staged, todo: Plan) -> SyncResult:
     """The summary of a published generation; its counts are the ones the store computed at publish."""
     info = store.current_generation()
-    meta = info.meta if info else {}
-    limitations = meta.get("limitations", [])
-    counts = _counts(meta.get("counts", {}), inputs, limitations)
+    meta = GenerationMeta.of(info) if info else GenerationMeta()
+    counts = _counts(meta.counts, inputs, meta.limitations)
     return SyncResult(number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
-                      meta.get("modules", []), limitations, staged.reused, run.timings, published=True,
+                      [s.to_json() for s in meta.scopes], [lim.to_json() for lim in meta.limitations],
+                      staged.reused, run.timings, published=True,
                       reindexed_files=staged.reindexed, incremental=not todo.full, rounds=staged.rounds,
                       full_reason=todo.why)
