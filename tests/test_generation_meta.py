@@ -129,13 +129,17 @@ def test_a_sync_that_publishes_nothing_brings_an_older_record_up_to_date(tmp_pat
         [(text,)] = conn.execute("SELECT meta FROM generations WHERE number = ?", (first.generation,)).fetchall()
         older = {k: v for k, v in json.loads(text).items() if k != "build"}
         conn.execute("UPDATE generations SET meta = ? WHERE number = ?", (json.dumps(older), first.generation))
-    with facade_for((root, state)) as facade:
+    package = KS.replace(":", "/")
+    with facade_for((root, state)) as facade:         # one server, before and after
         assert [m["version"] for m in ok(facade, "status", {})["modules"]] == [None]   # unknown, not read
-    again = sync(root, state_dir=state, worker=worker)
-    assert again.published is False and again.generation == first.generation
-    with facade_for((root, state)) as facade:
+        [symbol] = ok(facade, "find_symbol", {"query": "Counter.count"})["symbols"]
+        assert symbol["symbol"].startswith(f"scip-java maven {package} . ")
+        again = sync(root, state_dir=state, worker=worker)
+        assert again.published is False and again.generation == first.generation
         status = ok(facade, "status", {})
         assert [m["version"] for m in status["modules"]] == ["1.0"]
         assert status["counts"] == {"files": 12, "declarations": status["counts"]["declarations"],
                                     "references": 519, "relations": status["counts"]["relations"],
                                     "problems": 0, "bindingCompleteFiles": 12}
+        [symbol] = ok(facade, "find_symbol", {"query": "Counter.count"})["symbols"]
+        assert symbol["symbol"].startswith(f"scip-java maven {package} 1.0 ")

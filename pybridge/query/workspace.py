@@ -48,7 +48,7 @@ class Served:
         self._lock = threading.RLock()
         self._store: Store | None = None
         self._secret: bytes | None = None
-        self._coords: tuple[int, dict[str, tuple[str, str]]] | None = None
+        self._coords: tuple[GenerationMeta, dict[str, tuple[str, str]]] | None = None
         self._memo_generation: int | None = None
         self._memo: dict[Hashable, Any] = {}
         self._closed = False
@@ -131,13 +131,13 @@ class Served:
         """module id -> (SCIP package `groupId/artifactId`, version or `.`), from the generation's
         record of its modules (no build file is read: a generation an older pybridge published
         has no versions until a sync brings its record up to date)."""
+        meta = GenerationMeta.of(generation)     # a new record when a sync refreshed it in place
         with self._lock:
-            if self._coords is not None and self._coords[0] == generation.number:
+            if self._coords is not None and self._coords[0] is meta:
                 return self._coords[1]
-        modules = GenerationMeta.of(generation).modules
-        coords = {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in modules}
+        coords = {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in meta.modules}
         with self._lock:
-            self._coords = (generation.number, coords)
+            self._coords = (meta, coords)
         return coords
 
     def encoding(self, generation: GenerationInfo, module: str) -> str:
