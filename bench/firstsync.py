@@ -9,7 +9,7 @@ declares no dependency), in one round, so that all see the same machine load:
   (PYBRIDGE_CACHE_DIR pointing at an empty folder): Maven resolves, as on a first sync of a
   workspace on a machine. Set-up artifacts are in place, as after scripts/setup and one earlier
   Maven run on the machine: the local Maven repository, the worker's and Maven's class-data
-  archives (pybridge/worker/cds.py, pybridge/workspace/mavencds.py);
+  archives (pybridge/worker/cds.py, pybridge/workspace/maven/mavencds.py);
 - *warm*: the same into another fresh state folder, with the classpath cache that *cold* left:
   no Maven run (a second checkout or state folder of a workspace already resolved here);
 - ecj over the same sources and classpath.

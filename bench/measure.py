@@ -74,7 +74,7 @@ def _sync_progress(say):
     return progress
 
 
-# Maven's class-data archive (pybridge/workspace/mavencds.py) is a set-up artifact like the local Maven
+# Maven's class-data archive (pybridge/workspace/maven/mavencds.py) is a set-up artifact like the local Maven
 # repository: benches keep it in the user cache folder even where they turn the classpath cache off or
 # point it at an empty folder (which would otherwise have every cold sync write a new one).
 os.environ.setdefault("PYBRIDGE_MAVEN_CDS_DIR", str(Path(platformdirs.user_cache_dir("pybridge")) / "maven-cds"))

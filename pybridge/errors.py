@@ -19,7 +19,7 @@ class PybridgeError(Exception):
 
 
 class WorkspaceError(PybridgeError):
-    """The workspace cannot be read (a malformed or missing pom.xml, a module cycle)."""
+    """The workspace cannot be read (a malformed or missing build file such as a pom.xml, a module cycle)."""
 
     code = "sync_failed"
 

@@ -48,7 +48,7 @@ def _own_cache_dir(factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session", autouse=True)
 def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    # Maven's class-data archive (workspace/mavencds.py) only speeds Maven up: one for the session,
+    # Maven's class-data archive (workspace/maven/mavencds.py) only speeds Maven up: one for the session,
     # written by its first Maven run, instead of one per test's cache folder.
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PYBRIDGE_MAVEN_CDS_DIR", str(tmp_path_factory.mktemp("maven-cds")))

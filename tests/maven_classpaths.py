@@ -16,7 +16,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from pybridge.workspace import ClasspathResult, load_workspace, resolve_classpaths
+from pybridge.workspace import ClasspathResult, load_workspace
+from pybridge.workspace.maven import resolve_classpaths
 
 BUILD_CLASSPATH = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath"
 MAVEN_SCOPE = {"main": ("compile", "compile"), "test": ("test-compile", "test")}   # phase, includeScope

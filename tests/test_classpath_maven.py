@@ -26,8 +26,8 @@ import pytest
 
 from pybridge.sync.pipeline import sync
 from pybridge.workspace import load_workspace
-from pybridge.workspace.cache import cache_key
-from pybridge.workspace.mvnconfig import local_repository
+from pybridge.workspace.maven.cachekey import cache_key
+from pybridge.workspace.maven.mvnconfig import local_repository
 
 from .maven_classpaths import BUILD_CLASSPATH, assert_equal, mavens, names, ours, paths, used_maven
 from .test_workspace_model import GROUP, dep, write_pom

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.workspace.mvnconfig import local_repository
+from pybridge.workspace.maven.mvnconfig import local_repository
 
 from .maven_classpaths import assert_equal, mavens, names, ours, paths, unresolved
 from .test_workspace_model import GROUP, dep, write_pom

@@ -18,7 +18,8 @@ import pytest
 
 from pybridge.workspace import cache as classpath_cache
 from pybridge.workspace import load_workspace
-from pybridge.workspace.cache import cache_key, shared_dir
+from pybridge.workspace.cache import shared_dir
+from pybridge.workspace.maven.cachekey import cache_key
 
 from .maven_classpaths import names, ours, paths, unresolved
 from .test_classpath_one_run import help_plugin_available, logs, system_jar

@@ -13,7 +13,8 @@ from pybridge.golden import build_names, render_file
 from pybridge.sync import sync
 from pybridge.worker import IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
-from pybridge.workspace.lombok import agent_hint, agents_for, lombok_jar
+from pybridge.workspace.lombok import agents_for, lombok_jar
+from pybridge.workspace.maven.system import agent_hint
 
 from .goldens import mismatched_goldens
 from .test_query_support import SAMPLES, facade_for, key_of, ok, start

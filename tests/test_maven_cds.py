@@ -1,4 +1,4 @@
-"""Maven's runs map a class-data archive that their first run wrote (pybridge/workspace/mavencds.py)."""
+"""Maven's runs map a class-data archive that their first run wrote (pybridge/workspace/maven/mavencds.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.workspace import mavencds
-from pybridge.workspace.maven import FAST_MAVEN_OPTS, HELP_PLUGIN, MavenRunner
+from pybridge.workspace.maven import mavencds
+from pybridge.workspace.maven.runner import FAST_MAVEN_OPTS, HELP_PLUGIN, MavenRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("mvn") is None, reason="needs Maven (mvn on PATH)")

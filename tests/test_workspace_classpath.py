@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.workspace import ClasspathResult, load_workspace, resolve_classpaths
-from pybridge.workspace.cache import cache_key
+from pybridge.workspace import ClasspathResult, load_workspace
+from pybridge.workspace.maven import resolve_classpaths
+from pybridge.workspace.maven.cachekey import cache_key
 
 from .test_workspace_model import GROUP, dep, write_pom
 

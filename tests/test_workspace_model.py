@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pybridge.errors import WorkspaceError
-from pybridge.workspace import ModuleCycleError, PomError, SiblingDep, load_workspace, sourcepath
+from pybridge.workspace import ModuleCycleError, SiblingDep, load_workspace
+from pybridge.workspace.maven import PomError, sourcepath
 
 GROUP = "test.pybridge.fixture"
 

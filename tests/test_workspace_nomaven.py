@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.workspace import load_workspace, resolve_classpaths
-from pybridge.workspace.nomaven import maven_needed
+from pybridge.workspace import load_workspace
+from pybridge.workspace.maven import resolve_classpaths
+from pybridge.workspace.maven.nomaven import maven_needed
 
 from .test_workspace_model import GROUP, dep, write_pom
 

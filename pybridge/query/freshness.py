@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pybridge.store import GenerationInfo
+from pybridge.sync.meta import GenerationMeta
 from pybridge.sync.snapshot import Snapshot, changes
 
 from .errors import QueryError
@@ -171,11 +172,11 @@ class Freshness:
 
 def envelope(generation: GenerationInfo | None, check: Check | None) -> dict[str, Any]:
     """The freshness envelope of an answer (a never-synced workspace is stale)."""
-    meta = generation.meta if generation is not None else {}
+    meta = GenerationMeta.of(generation) if generation is not None else GenerationMeta()
     stale = check is None or check.failed or bool(check.changed)
-    out = {
-        "commit": meta.get("commit"),
-        "generated_at": meta.get("generated_at") or (generation.published_at if generation else None),
+    out: dict[str, Any] = {
+        "commit": meta.commit,
+        "generated_at": meta.generated_at or (generation.published_at if generation else None),
         "stale": stale,
         "freshness": "stale" if stale else "fresh",
         "checked_at": check.checked_at if check is not None else now_iso(),

@@ -36,6 +36,7 @@ from typing import Any
 
 from pybridge.errors import PybridgeError
 from pybridge.sync import StaleSnapshotError, sync
+from pybridge.sync.meta import GenerationMeta
 
 from .errors import QueryError
 from .freshness import combine, envelope
@@ -159,36 +160,29 @@ def _status(ws: Served) -> dict[str, Any]:
                 "hint": f"{ws.slug} has not been synced yet: call sync (repo {ws.slug!r}) to index it.",
                 **envelope(None, None)}
     with viewing(ws) as v:
-        meta = v.gen.meta
-        coords = ws.coordinates(v.gen)
-        per_scope = [m for m in meta.get("modules") or [] if isinstance(m, dict)]
-        # looked up by the (module, scope) the metadata names, whatever JSON put there
-        failed: dict[tuple[object, object], int] = {(ms.module, ms.scope): ms.failed_files
-                                                     for ms in v.r.module_scopes()}
+        meta = GenerationMeta.of(v.gen)
+        failed = {(ms.module, ms.scope): ms.failed_files for ms in v.r.module_scopes()}
         modules = []
-        for mid, (_package, version) in coords.items():
-            mine = [m for m in per_scope if m.get("module") == mid]
-            group, _, artifact = mid.partition(":")
+        for m in meta.modules:
+            mine = meta.scopes_of(m.id)
+            group, _, artifact = m.id.partition(":")
             modules.append({
-                "module": mid, "groupId": group, "artifactId": artifact,
-                "version": None if version == "." else version,
-                "release": mine[0].get("release") if mine else None,
-                "encoding": mine[0].get("encoding") if mine else None,
-                "scopes": [m.get("scope") for m in mine],
+                "module": m.id, "groupId": group, "artifactId": artifact, "version": m.version,
+                "release": mine[0].release if mine else None,
+                "encoding": mine[0].encoding if mine else None,
+                "scopes": [s.scope for s in mine],
             })
         scopes = [{
-            "module": m.get("module"), "scope": m.get("scope"), "files": m.get("files"),
-            "bindingComplete": m.get("bindingComplete"),
-            "failedFiles": failed.get((m.get("module"), m.get("scope")), 0),
-            "references": m.get("references"), "problems": m.get("problems"),
-            "limitations": m.get("limitations") or [],
-        } for m in per_scope]
+            "module": s.module, "scope": s.scope, "files": s.files, "bindingComplete": s.binding_complete,
+            "failedFiles": failed.get((s.module, s.scope), 0), "references": s.references,
+            "problems": s.problems, "limitations": list(s.limitations),
+        } for s in meta.scopes]
         env = v.envelope()
         out = {
             **base, "synced": True, "generation": v.gen.number,
             "generations": ws.generations(), "publishedAt": v.gen.published_at,
             "modules": modules, "scopes": scopes,
-            "counts": {_camel(k): n for k, n in (meta.get("counts") or {}).items()},
+            "counts": {_camel(k): n for k, n in meta.counts.to_json().items()},
             "limitations": v.limitations(),
         }
         if env["stale"]:

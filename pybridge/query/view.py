@@ -39,6 +39,7 @@ from typing import Any
 
 from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
+from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta
 
 from . import keys
 from .errors import invalid, show
@@ -48,9 +49,6 @@ from .workspace import Served
 
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
 CALLABLE_KINDS = frozenset({"METHOD", "CONSTRUCTOR"})
-ALWAYS = {"kind": "reflection_not_tracked", "module": None, "scope": None,
-          "message": "Uses through reflection (Class.forName, method handles, frameworks that wire by "
-                     "name) are not references the compiler sees."}
 
 
 def rng(span: Span) -> dict[str, Any]:
@@ -316,18 +314,11 @@ class View:
                       f"{self.ws.slug}; use one of: {', '.join(known) or '(none)'}.", field="module")
 
     def limitations(self, module: str | None = None, scope: str | None = None) -> list[dict[str, Any]]:
-        out = []
-        for lim in self.gen.meta.get("limitations") or []:
-            if not isinstance(lim, dict):
-                continue
-            if module is not None and lim.get("module") not in (None, module):
-                continue
-            if scope is not None and lim.get("scope") not in (None, scope):
-                continue
-            out.append({k: lim.get(k) for k in ("kind", "module", "scope", "message")})
-        if not any(lim["kind"] == "reflection_not_tracked" for lim in out):
-            out.append(dict(ALWAYS))
-        return out
+        lims = [lim for lim in GenerationMeta.of(self.gen).limitations
+                if (module is None or lim.module in (None, module)) and (scope is None or lim.scope in (None, scope))]
+        if not any(lim.kind == REFLECTION_NOT_TRACKED.kind for lim in lims):
+            lims.append(REFLECTION_NOT_TRACKED)
+        return [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message} for lim in lims]
 
 
 @contextmanager

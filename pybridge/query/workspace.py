@@ -22,6 +22,7 @@ from typing import Any
 from pybridge.errors import StoreError
 from pybridge.store import GenerationInfo, Reader, Store
 from pybridge.sync import state_dir_for, store_path
+from pybridge.sync.meta import GenerationMeta
 from pybridge.sync.state import StateFolderError, check_owner
 
 from . import keys
@@ -47,7 +48,7 @@ class Served:
         self._lock = threading.RLock()
         self._store: Store | None = None
         self._secret: bytes | None = None
-        self._coords: tuple[int, dict[str, tuple[str, str]]] | None = None
+        self._coords: tuple[GenerationMeta, dict[str, tuple[str, str]]] | None = None
         self._memo_generation: int | None = None
         self._memo: dict[Hashable, Any] = {}
         self._closed = False
@@ -127,30 +128,21 @@ class Served:
     # module coordinates ----------------------------------------------------
 
     def coordinates(self, generation: GenerationInfo) -> dict[str, tuple[str, str]]:
-        """module id -> (SCIP package `groupId/artifactId`, version or `.`)."""
+        """module id -> (SCIP package `groupId/artifactId`, version or `.`), from the generation's
+        record of its modules (no build file is read: a generation an older pybridge published
+        has no versions until a sync brings its record up to date)."""
+        meta = GenerationMeta.of(generation)     # a new record when a sync refreshed it in place
         with self._lock:
-            if self._coords is not None and self._coords[0] == generation.number:
+            if self._coords is not None and self._coords[0] is meta:
                 return self._coords[1]
-        meta = generation.meta
-        ids = list(meta.get("module_ids") or [])
-        ids += [m.get("module") for m in meta.get("modules") or [] if isinstance(m, dict)]
-        versions: dict[str, str | None] = {}
-        try:   # the published meta has no versions: read them from the POMs (no Maven run)
-            from pybridge.workspace import load_workspace
-            versions = {m.id: m.version for m in load_workspace(self.root).modules}
-        except Exception as exc:  # noqa: BLE001 - a broken POM after the sync: versions unknown
-            log.debug("module versions of %s unknown: %s", self.root, exc)
-        coords = {mid: (mid.replace(":", "/", 1), versions.get(mid) or ".")
-                  for mid in ids if isinstance(mid, str)}
+        coords = {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in meta.modules}
         with self._lock:
-            self._coords = (generation.number, coords)
+            self._coords = (meta, coords)
         return coords
 
     def encoding(self, generation: GenerationInfo, module: str) -> str:
-        modules = generation.snapshot.get("modules") or {}
-        entry = modules.get(module) if isinstance(modules, dict) else None
-        enc = entry.get("encoding") if isinstance(entry, dict) else None
-        return enc if isinstance(enc, str) and enc else "UTF-8"
+        """The source encoding of a module's files in this generation."""
+        return GenerationMeta.of(generation).encoding(module)
 
     def memo(self, generation: int) -> Callable[[Hashable, Callable[[], Any]], Any]:
         """A cache for values computed from one generation (which never changes once

@@ -1,4 +1,4 @@
-"""Sync: a Maven workspace in, an immutable published generation out (DESIGN sections 2, 4, 5)."""
+"""Sync: a workspace in (read by its build system), an immutable published generation out (DESIGN sections 2, 4, 5)."""
 
 from pybridge.sync.lock import SyncBusyError
 from pybridge.sync.pipeline import StaleSnapshotError, SyncResult, sync

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -32,23 +32,25 @@ from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.diskfull import names_full_disk
 from pybridge.sync.lock import SyncLock
+from pybridge.sync.meta import (
+    REFLECTION_NOT_TRACKED,
+    Counts,
+    GenerationMeta,
+    MetaLimitation,
+    ModuleMeta,
+    ScopeMeta,
+    relative,
+)
 from pybridge.sync.oversized import has_oversized, stage_oversized
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
-from pybridge.workspace import ClasspathResult, Module, Workspace, load_workspace, resolve_classpaths
+from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Module, Workspace, select
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
-
-ALWAYS_LIMITATIONS = [{
-    "kind": "reflection_not_tracked", "module": None, "scope": None,
-    "message": "Uses through reflection (Class.forName, method handles, frameworks that wire by name) "
-               "are not references the compiler sees.",
-}]
-
 
 class StaleSnapshotError(PybridgeError):
     """The workspace changed while the sync ran: nothing was published."""
@@ -159,11 +161,14 @@ def git_head(root: Path) -> str | None:
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
-         force: bool = False) -> SyncResult:
+         force: bool = False, build_tool: str = AUTO) -> SyncResult:
     """Index what changed in the workspace at `root` and publish a new generation.
 
-    Phases, in order: read the POMs and fingerprint the sources (`snapshot`);
-    resolve classpaths with Maven while the worker JVM starts; plan (which
+    Phases, in order: read the build files (the build system `build_tool`
+    names, by default the one that owns `root`: `pybridge.workspace.select`)
+    and fingerprint the sources (`snapshot`); resolve classpaths with the
+    build tool while the worker JVM starts (`maven_timeout` bounds each of its
+    runs); plan (which
     files the edits since the current generation can affect, `planner`);
     index those files in rounds and stage their facts; check that no input
     changed meanwhile; publish. When no input changed, nothing is published
@@ -180,8 +185,9 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
     try:
-        run.say({"phase": "workspace", "message": f"reading the POMs under {run.root}"})
-        workspace = load_workspace(run.root)
+        system = select(run.root, build_tool)
+        run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
+        workspace = system.load(run.root)
         if worker is None:
             worker = Worker(heap) if heap else Worker()
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
@@ -189,21 +195,21 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
-            classpaths = _resolve(run, workspace, snap, previous, worker, allow_online, maven_timeout)
-            inputs = _inputs(run, workspace, snap, classpaths, previous)
+            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout)
+            inputs = _inputs(run, system, workspace, snap, classpaths, previous)
             reader = store.reader() if previous is not None else None
             try:
                 todo = _plan(run, inputs, previous, reader, force)
                 if todo.unchanged:
                     return _unchanged(run, store, previous, snap, inputs)
                 _settle_agents(worker, inputs, classpaths)
-                meta = {"commit": git_head(run.root), "root": str(run.root)}
-                with store.stage(snap.to_json(), meta) as staging:
+                meta = _begun(run, inputs)
+                with store.stage(snap.to_json(), meta.to_json()) as staging:
                     with _fewer_collections():
                         staged = _index(run, worker, staging, inputs, todo, reader)
                     if reader is not None:
                         reader.close()
-                    number = _publish(run, staging, snap, _meta(inputs, staged))
+                    number = _publish(run, staging, snap, _meta(meta, inputs, staged))
             finally:
                 if reader is not None:
                     reader.close()
@@ -229,13 +235,14 @@ class _Run:
 class _Inputs:
     """The sync's inputs, as the planner and the indexer see them."""
 
+    system: BuildSystem
     workspace: Workspace
     snap: snapshots.Snapshot
     jobs: dict[Job, tuple[Module, ClasspathResult]]   # module and scope -> how to index it, in order
     files: dict[str, FileEntry]                       # relpath -> where it is indexed
     envs: dict[Job, str]                              # job -> environment fingerprint
     visible: dict[Job, set[Job]]                      # job -> the jobs that see its sources
-    pom_changed: set[str]                             # module ids whose pom.xml changed
+    build_changed: set[str]                           # module ids whose build files changed
     generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
 
 
@@ -249,13 +256,15 @@ class _Staged:
     rounds: int = 0
 
 
-def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous: GenerationInfo | None,
-             worker: Worker, allow_online: bool, maven_timeout: float) -> dict[Job, ClasspathResult]:
-    """Classpaths from Maven; meanwhile a JVM starts and warms up when sources or POMs changed."""
+def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
+             previous: GenerationInfo | None, worker: Worker, allow_online: bool,
+             maven_timeout: float) -> dict[Job, ClasspathResult]:
+    """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
+    files changed."""
     t = time.perf_counter()
     starter = None
     if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
-        agents.prepare(worker, workspace)    # Lombok's agent, when the POMs name it
+        agents.prepare(worker, system, workspace)    # Lombok's agent, when the build files name it
         starter = _Starter(worker, warm=previous is None)
         starter.start()
 
@@ -264,8 +273,8 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
         run.say({"phase": "maven", "message": message})
 
     try:
-        classpaths = resolve_classpaths(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
-                                        progress=maven_progress)
+        classpaths = system.resolve(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
+                                    progress=maven_progress)
     finally:
         resolved = time.perf_counter()
         if starter is not None:
@@ -285,8 +294,8 @@ def _resolve(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, previous
     return classpaths
 
 
-def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpaths: dict[Job, ClasspathResult],
-            previous: GenerationInfo | None) -> _Inputs:
+def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
+            classpaths: dict[Job, ClasspathResult], previous: GenerationInfo | None) -> _Inputs:
     jobs: dict[Job, tuple[Module, ClasspathResult]] = {}
     files: dict[str, FileEntry] = {}
     roots: dict[Job, list[Path]] = {}
@@ -300,21 +309,23 @@ def _inputs(run: _Run, workspace: Workspace, snap: snapshots.Snapshot, classpath
                 for abs_path, rel in listed.items():
                     files[rel] = FileEntry(rel, module.id, scope_name, abs_path)
     envs = {job: environment(cp, module.encoding, snap.classpath) for job, (module, cp) in jobs.items()}
-    old_poms = previous.snapshot.get("poms", {}) if previous is not None else {}
-    pom_changed = set()
+    # The snapshot's table of build files (its JSON key `poms`: DESIGN section 5) by relpath -> [..., sha256].
+    old_builds = previous.snapshot.get("poms", {}) if previous is not None else {}
+    build_changed = set()
     for module in workspace.modules:
-        rel = _relpath(run.root, module.pom_path)
-        if (old_poms.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
-            pom_changed.add(module.id)
-    return _Inputs(workspace, snap, jobs, files, envs,
-                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), pom_changed,
+        for build_file in module.build_files:
+            rel = _relpath(run.root, build_file)
+            if (old_builds.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
+                build_changed.add(module.id)
+    return _Inputs(system, workspace, snap, jobs, files, envs,
+                   visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
                    generated_roots(workspace))
 
 
 def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
     """A JVM is needed: give it the agents the classpaths call for (Lombok's), and let each job's
     limitations say what really loaded."""
-    settled = agents.settle(worker, inputs.workspace, classpaths)
+    settled = agents.settle(worker, inputs.system, inputs.workspace, classpaths)
     inputs.jobs = {job: (module, settled.get(job, cp)) for job, (module, cp) in inputs.jobs.items()}
 
 
@@ -331,9 +342,10 @@ def _plan(run: _Run, inputs: _Inputs, previous: GenerationInfo | None, reader: R
     t = time.perf_counter()
     sha = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
     indexer_changed = previous is not None and previous.snapshot.get("indexer_version") != INDEXER_VERSION
-    previous_envs = previous.meta.get("environments") if previous is not None else None
+    envs = GenerationMeta.of(previous).environments if previous is not None else None
+    previous_envs = dict(envs) if envs is not None else None
     oversized = {rel: inputs.snap.files[rel][2] for rel in inputs.snap.oversized}
-    todo = plan(inputs.files, sha, inputs.envs, inputs.pom_changed, reader, previous_envs, force=force,
+    todo = plan(inputs.files, sha, inputs.envs, inputs.build_changed, reader, previous_envs, force=force,
                 indexer_changed=indexer_changed, oversized=oversized,
                 was_oversized=previous.snapshot.get("oversized") or {} if previous is not None else ())
     faults.hit("sync.planned")
@@ -350,17 +362,19 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     if changed:
         raise StaleSnapshotError(changed)
     now = snap.to_json()
-    commit = git_head(run.root)
+    old = GenerationMeta.of(previous)
+    # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
+    meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
+                   modules=_module_metas(run.root, inputs.workspace))
     if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots")) or \
-            previous.meta.get("commit") != commit:
-        store.refresh_generation(previous.number, now, {"commit": commit})
-    old = previous.meta
+            meta != old:
+        store.refresh_generation(previous.number, now, meta.to_json())
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
              "total": len(inputs.files)})
-    counts = _counts(old.get("counts", {}), inputs, old.get("limitations", []))
+    counts = _counts(old.counts, inputs, old.limitations)
     return SyncResult(previous.number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
-                      old.get("modules", []), old.get("limitations", []), counts["files"], run.timings,
-                      published=False, incremental=True)
+                      [s.to_json() for s in old.scopes], [lim.to_json() for lim in old.limitations],
+                      counts["files"], run.timings, published=False, incremental=True)
 
 
 def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: Plan,
@@ -480,7 +494,7 @@ def _codec(encoding: str) -> str:
         return "utf-8"
 
 
-def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[str, Any]) -> int:
+def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: GenerationMeta) -> int:
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
     changed = snapshots.changes(snap)
@@ -489,52 +503,65 @@ def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: dict[s
     faults.hit("sync.before_publish")
     run.say({"phase": "publish", "message": "publishing"})
     t = time.perf_counter()
-    number = staging.publish({"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                              "duration": round(time.perf_counter() - run.t0, 3), **meta})
+    number = staging.publish(replace(meta, generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                     duration=round(time.perf_counter() - run.t0, 3)).to_json())
     run.timings["publish"] = time.perf_counter() - t
     return number
 
 
-def _meta(inputs: _Inputs, staged: _Staged) -> dict[str, Any]:
-    """The generation's metadata: per module and scope counts, limitations, environments."""
-    per_job: dict[Job, dict[str, int]] = {job: {"files": 0, "bindingComplete": 0, "references": 0, "problems": 0}
-                                          for job in inputs.jobs}
+def _module_metas(root: Path, workspace: Workspace) -> tuple[ModuleMeta, ...]:
+    return tuple(ModuleMeta(m.id, m.version, m.kind, relative(root, [m.root])[0], relative(root, m.build_files),
+                            m.has_sources, m.release, m.encoding) for m in workspace.modules)
+
+
+def _begun(run: _Run, inputs: _Inputs) -> GenerationMeta:
+    """The generation's metadata as staging starts: what it is built from (`_meta` completes it)."""
+    return GenerationMeta(commit=git_head(run.root), root=str(run.root), build_tool=inputs.system.name,
+                          modules=_module_metas(run.root, inputs.workspace))
+
+
+def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> GenerationMeta:
+    """The generation's metadata: per module and scope counts, paths and limitations; environments."""
+    per_job: dict[Job, list[int]] = {job: [0, 0, 0, 0] for job in inputs.jobs}   # files, complete, refs, problems
     for job, complete, references, problems in staged.per_file.values():
         c = per_job[job]
-        c["files"] += 1
-        c["bindingComplete"] += bool(complete)
-        c["references"] += references
-        c["problems"] += problems
-    modules_meta, limitations = [], []
+        c[0] += 1
+        c[1] += bool(complete)
+        c[2] += references
+        c[3] += problems
+    scopes: list[ScopeMeta] = []
+    limitations: list[MetaLimitation] = []
+    root = inputs.workspace.root
     for job, (module, cp) in inputs.jobs.items():
-        lims = [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message}
-                for lim in cp.limitations]
+        lims = [MetaLimitation(lim.kind, lim.message, lim.module, lim.scope) for lim in cp.limitations]
         limitations += lims
-        modules_meta.append({"module": job[0], "scope": job[1], "release": cp.release,
-                             "encoding": module.encoding, **per_job[job],
-                             "limitations": [lim["kind"] for lim in lims]})
-    limitations += snapshots.limitations(inputs.snap) + ALWAYS_LIMITATIONS
-    return {"modules": modules_meta, "limitations": limitations,
-            "module_ids": [m.id for m in inputs.workspace.modules],
-            "environments": {f"{job[0]} {job[1]}": env for job, env in inputs.envs.items()},
-            "reindexed_files": staged.reindexed}
+        n_files, n_complete, n_references, n_problems = per_job[job]
+        scopes.append(ScopeMeta(job[0], job[1], cp.release, module.encoding, n_files, n_complete, n_references,
+                                n_problems,
+                                tuple(lim.kind for lim in lims), tuple(map(str, cp.classpath)),
+                                tuple(map(str, cp.processor_path)), relative(root, cp.sourcepath)))
+    limitations += [x for e in snapshots.limitations(inputs.snap) if (x := MetaLimitation.from_json(e))]
+    limitations.append(REFLECTION_NOT_TRACKED)
+    return replace(begun, scopes=tuple(scopes), limitations=tuple(limitations),
+                   environments={f"{job[0]} {job[1]}": env for job, env in inputs.envs.items()},
+                   reindexed_files=staged.reindexed)
 
 
-def _counts(published: dict[str, int], inputs: _Inputs, limitations: list[Any]) -> dict[str, int]:
-    return {"files": published.get("files", 0), "declarations": published.get("declarations", 0),
-            "references": published.get("references", 0), "problems": published.get("problems", 0),
-            "files_not_binding_complete": published.get("files", 0) - published.get("binding_complete_files", 0),
-            "modules": len(inputs.workspace.modules), "symbols": published.get("declarations", 0),
+def _counts(published: Counts, inputs: _Inputs, limitations: tuple[MetaLimitation, ...]) -> dict[str, int]:
+    return {"files": published.files, "declarations": published.declarations,
+            "references": published.references, "problems": published.problems,
+            "files_not_binding_complete": published.files - published.binding_complete_files,
+            "modules": len(inputs.workspace.modules), "symbols": published.declarations,
             "limitations": len(limitations)}
 
 
 def _result(run: _Run, store: Store, number: int, inputs: _Inputs, staged: _Staged, todo: Plan) -> SyncResult:
     """The summary of a published generation; its counts are the ones the store computed at publish."""
     info = store.current_generation()
-    meta = info.meta if info else {}
-    limitations = meta.get("limitations", [])
-    counts = _counts(meta.get("counts", {}), inputs, limitations)
+    meta = GenerationMeta.of(info) if info else GenerationMeta()
+    counts = _counts(meta.counts, inputs, meta.limitations)
     return SyncResult(number, str(run.root), str(run.state), time.perf_counter() - run.t0, counts,
-                      meta.get("modules", []), limitations, staged.reused, run.timings, published=True,
+                      [s.to_json() for s in meta.scopes], [lim.to_json() for lim in meta.limitations],
+                      staged.reused, run.timings, published=True,
                       reindexed_files=staged.reindexed, incremental=not todo.full, rounds=staged.rounds,
                       full_reason=todo.why)

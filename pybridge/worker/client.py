@@ -170,7 +170,7 @@ class _Pump:
 
 
 # Beside the indexer's jars, but not one of them: the Maven core extension (jvm/maven-ext), which
-# pybridge/workspace/maven.py hands to Maven.
+# pybridge/workspace/maven/runner.py hands to Maven.
 MAVEN_EXT_JAR = "pybridge-maven-ext.jar"
 
 

@@ -1,4 +1,4 @@
-"""A cache of resolved classpaths, so that a sync whose build inputs did not change runs no Maven.
+"""A cache of resolved classpaths, so that a sync whose build inputs did not change runs no build tool.
 
 Stored in `<state_dir>/classpath-cache.json`, and a copy shared by every
 state folder of the user in `<cache dir>/classpaths/<key>.json`: a fresh
@@ -13,43 +13,28 @@ entry); each is written to a temporary file and renamed into place, and
 nothing that goes wrong there (a read-only home, a full disk) fails a
 resolution: the shared copy is skipped, with a debug log line.
 
-The key is a hash of what the resolution depends on that pybridge can see:
-the workspace root's path (a copy elsewhere misses); every module's pom.xml
-bytes; `.mvn/maven.config`, `.mvn/jvm.config` and `.mvn/extensions.xml` of
-the folder Maven takes them from (`maven_basedir`); the settings files Maven
-reads: `~/.m2/settings.xml`, the installation's `conf/settings.xml`, and any
-named with `-s`/`--settings`/`-gs`/`--global-settings` in
-`.mvn/maven.config` or MAVEN_ARGS; the mvn executable; JAVA_HOME,
-MAVEN_OPTS, MAVEN_ARGS and MAVEN_BASEDIR; every environment variable a POM
-names as `env.NAME` (profile activation, interpolation); `allow_online`; and
-the plugin versions. Only a fully resolved workspace (no
-`classpath_unresolved` at all) is stored, and an entry is used only when
-every classpath file it names still exists. Not covered: a parent POM
-outside the workspace that changed in place, an artifact that changed in
-place in the local repository, or a newer version that a remote repository
-now offers to a version range; `use_cache=False` resolves afresh.
+The key is the build system's: a hash of what its resolution depends on
+that pybridge can see (Maven's: `maven/cachekey.py`), `VERSION` included.
+Only a fully resolved workspace (no `classpath_unresolved` at all) is
+stored, and an entry is used only when every classpath file it names still
+exists.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
-import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .maven import DEPENDENCY_PLUGIN, HELP_PLUGIN
-from .model import Workspace
-from .mvnconfig import maven_basedir, settings_files
+from .buildsystem import Key
 from .userdirs import cache_home
 
-VERSION = 1
+VERSION = 1                 # of the entries' format; every build system's key includes it
 SHARED_ENTRIES = 64         # the shared folder keeps the entries used last
-Key = tuple[str, str]
 log = logging.getLogger(__name__)
 
 
@@ -58,43 +43,6 @@ class Cached:
     classpaths: dict[Key, list[Path]]
     releases: dict[str, int]
     shared: bool            # from the shared folder, not from this state folder's file
-
-
-def cache_key(workspace: Workspace, allow_online: bool, mvn: str | None, env: dict[str, str]) -> str:
-    h = hashlib.sha256()
-
-    def add(label: str, data: bytes) -> None:
-        h.update(f"{label}\0{len(data)}\0".encode())
-        h.update(data)
-
-    def add_file(path: Path) -> None:
-        try:
-            add(str(path), path.read_bytes())
-        except OSError:
-            add(str(path), b"<absent>")
-
-    add("meta", json.dumps([VERSION, HELP_PLUGIN, DEPENDENCY_PLUGIN, str(workspace.root), allow_online, mvn,
-                            [env.get(k) for k in ("JAVA_HOME", "MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_BASEDIR")]]).encode())
-    names: set[str] = set()
-    for pom in sorted(workspace.pom_paths):
-        add_file(pom)
-        try:
-            names.update(m.decode() for m in _ENV_NAME.findall(pom.read_bytes()))
-        except OSError:
-            pass
-    add("env", json.dumps([[n, env.get(n)] for n in sorted(names)]).encode())
-    base = maven_basedir(workspace.root)
-    for name in ("maven.config", "jvm.config", "extensions.xml"):
-        add_file(base / ".mvn" / name)
-    add_file(Path.home() / ".m2" / "settings.xml")
-    if mvn:
-        add_file(Path(os.path.realpath(mvn)).parent.parent / "conf" / "settings.xml")
-    for path in settings_files(workspace.root, env):
-        add_file(path)
-    return h.hexdigest()
-
-
-_ENV_NAME = re.compile(rb"\benv\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def shared_dir() -> Path | None:

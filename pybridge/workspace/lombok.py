@@ -8,17 +8,19 @@ marks them as generated and places them at the generating annotation.
 
 Choices where DESIGN is silent:
 
-- The agent is the Lombok jar that Maven put on a module's classpath (an
-  artifact named `lombok-<version>.jar`), never a jar pybridge brings: the
-  members are those the project's own Lombok version generates.
+- The agent is the Lombok jar that the build put on a module's processor
+  path or classpath (an artifact named `lombok-<version>.jar`), never a jar
+  pybridge brings: the members are those the project's own Lombok version
+  generates.
 - One JVM indexes the whole workspace, and an agent patches the compiler for
   the whole JVM: when modules use different Lombok versions, the newest is
   the agent (Lombok's handlers read the annotations by name, so one version
   serves all modules unless their behaviour changed between versions).
-- Before Maven has resolved anything, `agent_hint` guesses the jar from the
-  declared Lombok dependency in the default local repository, so the worker
-  can start (and warm up) while Maven runs; when the resolved classpath says
-  otherwise, the worker is started again with the right jar.
+- Before the build system has resolved anything, its `agent_hint` guesses the
+  jar (Maven: from the declared Lombok dependency in the local repository), so
+  the worker can start (and warm up) while the build tool runs; when the
+  resolved classpath says otherwise, the worker is started again with the
+  right jar.
 - A module whose classpath holds Lombok no longer gets
   `annotation_processing_not_run` for Lombok once the agent loaded (other
   processors of the module are still named). When the agent could not be
@@ -33,19 +35,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from .classpath import processing_limitations
+from .buildsystem import Key, Wording
 from .model import ClasspathResult, Limitation, Workspace
-from .mvnconfig import local_repository
+from .processing import processing_limitations
 
 LOMBOK = "org.projectlombok:lombok"
 _JAR = re.compile(r"^lombok-(\d+(?:\.\d+)*)(?:[-.][\w.\-]*)?\.jar$")
 
-Key = tuple[str, str]
 
-
-def _version(jar: Path) -> tuple[int, ...]:
+def version(jar: Path) -> tuple[int, ...]:
+    """The version in a Lombok jar's name, as numbers (empty when the name has none)."""
     m = _JAR.match(jar.name)
     return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+
+
+def newest(jars: Iterable[Path]) -> list[Path]:
+    """The newest of these Lombok jars, as a list of at most one."""
+    found = set(jars)
+    return [max(found, key=lambda j: (version(j), str(j)))] if found else []
 
 
 def lombok_jar(classpath: Iterable[Path]) -> Path | None:
@@ -56,33 +63,25 @@ def lombok_jar(classpath: Iterable[Path]) -> Path | None:
     return None
 
 
+def _lombok_of(cp: ClasspathResult) -> Path | None:
+    """The Lombok jar of one classpath result: on its processor path first, else on its classpath."""
+    return lombok_jar(cp.processor_path) or lombok_jar(cp.classpath)
+
+
 def agents_for(classpaths: Mapping[Key, ClasspathResult]) -> list[Path]:
     """The Java agents the indexer JVM needs for these classpaths: the newest Lombok jar, if any."""
-    jars = {jar for cp in classpaths.values() if (jar := lombok_jar(cp.classpath)) is not None}
-    return [max(jars, key=lambda j: (_version(j), str(j)))] if jars else []
+    return newest(jar for cp in classpaths.values() if (jar := _lombok_of(cp)) is not None)
 
 
-def agent_hint(workspace: Workspace) -> list[Path]:
-    """A guess made before Maven runs: the declared Lombok version's jar in the local repository."""
-    jars = set()
-    for module in workspace.modules:
-        for dep in module.dependencies:
-            if dep.ga == LOMBOK and dep.version and "${" not in dep.version:
-                jar = local_repository(workspace.root) / "org" / "projectlombok" / "lombok" / dep.version / \
-                    f"lombok-{dep.version}.jar"
-                if jar.is_file():
-                    jars.add(jar)
-    return [max(jars, key=lambda j: (_version(j), str(j)))] if jars else []
-
-
-def apply_agents(workspace: Workspace, classpaths: Mapping[Key, ClasspathResult], loaded: Iterable[str | Path],
-                 error: str | None) -> dict[Key, ClasspathResult]:
+def apply_agents(workspace: Workspace, wording: Wording, classpaths: Mapping[Key, ClasspathResult],
+                 loaded: Iterable[str | Path], error: str | None) -> dict[Key, ClasspathResult]:
     """The classpaths with their limitations adjusted to the agents the worker really runs:
-    `loaded` (jar paths), or `error` when the Lombok agent failed to load."""
+    `loaded` (jar paths), or `error` when the Lombok agent failed to load. `wording`: the build
+    system's (`BuildSystem.wording`), for the messages."""
     running = bool(list(loaded))
     out: dict[Key, ClasspathResult] = {}
     for key, cp in classpaths.items():
-        jar = lombok_jar(cp.classpath)
+        jar = _lombok_of(cp)
         if jar is None:
             out[key] = cp
             continue
@@ -90,7 +89,7 @@ def apply_agents(workspace: Workspace, classpaths: Mapping[Key, ClasspathResult]
             kept = [lim for lim in cp.limitations
                     if lim.kind not in ("annotation_processing_not_run", "generated_sources_absent")]
             module = workspace.module(key[0])
-            kept += processing_limitations(module, key[1], indexed=frozenset({LOMBOK}))
+            kept += processing_limitations(module, key[1], wording, indexed=frozenset({LOMBOK}))
             out[key] = replace(cp, limitations=tuple(kept))
             continue
         reason = error or "the indexer worker runs without Java agents"
@@ -98,6 +97,6 @@ def apply_agents(workspace: Workspace, classpaths: Mapping[Key, ClasspathResult]
             "lombok_agent_not_loaded", key[0],
             f"Lombok ({jar.name}) is on the {key[1]} classpath of {key[0]}, but its agent could not be loaded "
             f"into the indexer JVM ({reason}); members Lombok generates are invisible here. Check that the "
-            "jar is intact (delete it from the local repository and sync again to have Maven fetch it).",
+            f"jar is intact ({wording.refetch_jar}).",
             key[1])))
     return out

@@ -1,15 +1,22 @@
-"""The workspace model: plain, frozen data (DESIGN section 4).
+"""The workspace model: plain, frozen data that every build system produces (DESIGN section 4).
+
+A build system (`buildsystem.py`; Maven in `maven/`) reads a workspace into
+these records; sync, query and live see only them, never a build file.
 
 Choices where DESIGN is silent:
 
 - Paths are absolute and resolved (symlinks followed). Source and generated
-  roots list only folders that exist when the workspace is loaded.
-- Every module whose packaging is not `pom` has both scopes, `main` and
-  `test`, even when a scope has no source folder; `pom` modules have none.
-- `release` is an int: 8 for `1.8`, 17 for `17`. When no POM says anything,
-  it is 17 (the JDK pybridge runs on), and `release_source` says `default`.
-- Sibling dependencies match by `groupId:artifactId`; the version is not
-  compared (a reactor is assumed to be built as one).
+  roots list only folders that exist when the workspace is loaded;
+  `Scope.declared_roots` and `Scope.generated_base` say where roots appear
+  when they are created.
+- Every module with sources has both scopes, `main` and `test`, even when a
+  scope has no source folder; a module without sources (Maven's `pom`
+  packaging) has none.
+- `release` is an int: 8 for `1.8`, 17 for `17`. When the build says
+  nothing, it is 17 (the JDK pybridge runs on), and `release_source` says
+  `default`.
+- Sibling dependencies match by module id; the version is not compared (a
+  workspace is assumed to be built as one).
 """
 
 from __future__ import annotations
@@ -22,23 +29,9 @@ from pybridge.errors import WorkspaceError
 
 SCOPES = ("main", "test")
 
-# Maven dependency scopes on the compile classpath of main code.
-MAIN_DEP_SCOPES = frozenset({"compile", "provided", "system"})
-
-
-class PomError(WorkspaceError):
-    """One pom.xml cannot be read: missing, not XML, refused XML, missing fields.
-
-    `path` names the file.
-    """
-
-    def __init__(self, path: Path, message: str) -> None:
-        super().__init__(message, path=str(path))
-        self.path = path
-
 
 class ModuleCycleError(WorkspaceError):
-    """Modules list or depend on each other in a cycle. `paths` names the POMs."""
+    """Modules list or depend on each other in a cycle. `paths` names their build files."""
 
     def __init__(self, message: str, paths: list[Path]) -> None:
         super().__init__(message, paths=[str(p) for p in paths])
@@ -47,7 +40,9 @@ class ModuleCycleError(WorkspaceError):
 
 @dataclass(frozen=True)
 class Dependency:
-    """One `<dependency>`, interpolated as far as the POMs allow."""
+    """One declared dependency, as the build files state it when the build system reads them without
+    running (Maven's `<dependency>`, interpolated as far as the POMs allow). `scope` is in the build
+    system's terms (Maven: compile, provided, runtime, test, system, import)."""
 
     group_id: str
     artifact_id: str
@@ -72,6 +67,7 @@ class Dependency:
 
 
 def excluded(exclusions: tuple[tuple[str, str], ...], group_id: str, artifact_id: str) -> bool:
+    """Whether (group_id, artifact_id) is among `exclusions` (`*` matches anything)."""
     return any(g in ("*", group_id) and a in ("*", artifact_id) for g, a in exclusions)
 
 
@@ -79,8 +75,8 @@ def excluded(exclusions: tuple[tuple[str, str], ...], group_id: str, artifact_id
 class SiblingDep:
     """A dependency of a module on another module of the same workspace.
 
-    `scope` is the Maven scope through which it reaches the module (scopes
-    mediated along transitive paths as Maven does); `direct` says whether the
+    `scope` is the scope, in the build system's terms, through which it reaches
+    the module (Maven: mediated along transitive paths as Maven does); `direct` says whether the
     module declares it itself; `test_jar` whether the module sees the
     sibling's test classes (a `test-jar` / `tests` dependency).
     """
@@ -95,11 +91,20 @@ class SiblingDep:
 class Scope:
     name: str                              # "main" or "test"
     source_roots: tuple[Path, ...]         # configured folders that exist
-    generated_roots: tuple[Path, ...]      # target/generated-(test-)sources/* that exist
+    generated_roots: tuple[Path, ...]      # generated source folders that exist (Maven: target/generated-sources/*)
+    # Where this scope's roots appear when they are created: the configured (else conventional)
+    # source folders, existing or not, and the folder whose subfolders are generated roots.
+    declared_roots: tuple[Path, ...] = ()
+    generated_base: Path | None = None
 
     @property
     def roots(self) -> tuple[Path, ...]:
         return self.source_roots + self.generated_roots
+
+    @property
+    def places(self) -> tuple[Path, ...]:
+        """The folders whose creation can add a root to this scope (`declared_roots`, `generated_base`)."""
+        return self.declared_roots + ((self.generated_base,) if self.generated_base is not None else ())
 
 
 @dataclass(frozen=True)
@@ -109,26 +114,36 @@ class Module:
     artifact_id: str
     version: str | None
     root: Path
-    pom_path: Path
-    packaging: str
+    build_files: tuple[Path, ...]          # the files that define the module, its own first (Maven: its pom.xml)
+    kind: str                              # the build's name for what the module makes (Maven: its packaging)
+    has_sources: bool                      # False: no scopes (Maven: `pom` packaging)
     release: int
     release_source: str                    # where the release came from, e.g. "maven.compiler.release"
     encoding: str
     annotation_processing: bool
     annotation_processors: tuple[str, ...]  # what made annotation_processing true
     sibling_deps: tuple[SiblingDep, ...]
-    dependencies: tuple[Dependency, ...]   # declared (inherited included), from our own POM reading
+    dependencies: tuple[Dependency, ...]   # declared (inherited included) when read without the build tool; else ()
     scopes: dict[str, Scope] = field(default_factory=dict)
 
     @property
-    def has_sources(self) -> bool:
-        return self.packaging != "pom"
+    def root_places(self) -> tuple[Path, ...]:
+        """The folders where a source root of this module appears when it is created (every scope's
+        `Scope.places`): what a watcher watches for a root that is not there yet."""
+        return tuple(dict.fromkeys(p for s in self.scopes.values() for p in s.places))
+
+    @property
+    def pom_path(self) -> Path:
+        """The module's own build file. Only `pybridge/sync/snapshot.py` still asks by this name
+        (its `Snapshot.poms`); it goes when the snapshot fingerprints `BuildSystem.inputs`."""
+        return self.build_files[0]
 
 
 @dataclass(frozen=True)
 class Workspace:
     root: Path
     modules: tuple[Module, ...]
+    build_tool: str                        # the `BuildSystem.name` that read it: "maven"
 
     def module(self, module_id: str) -> Module:
         """The module with this id; KeyError when there is none."""
@@ -139,8 +154,9 @@ class Workspace:
         return {m.id: m for m in self.modules}
 
     @property
-    def pom_paths(self) -> tuple[Path, ...]:
-        return tuple(m.pom_path for m in self.modules)
+    def build_files(self) -> tuple[Path, ...]:
+        """Every module's build files, each once, in module order."""
+        return tuple(dict.fromkeys(f for m in self.modules for f in m.build_files))
 
 
 @dataclass(frozen=True)
@@ -155,7 +171,10 @@ class Limitation:
 
 @dataclass(frozen=True)
 class ClasspathResult:
-    classpath: tuple[Path, ...]            # external jars/folders, Maven's order
+    classpath: tuple[Path, ...]            # external jars/folders, in the compiler's order
     sourcepath: tuple[Path, ...]           # own roots first, then siblings' roots
     limitations: tuple[Limitation, ...]
     release: int                           # Java release to compile with
+    # The annotation processor path, when the build names one apart from the classpath; empty when
+    # processors are found on the classpath (Maven, as pybridge reads it today).
+    processor_path: tuple[Path, ...] = ()

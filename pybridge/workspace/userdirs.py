@@ -12,7 +12,7 @@ CACHE_DIR_ENV = "PYBRIDGE_CACHE_DIR"
 def cache_home(env: Mapping[str, str] | None = None) -> Path | None:
     """PYBRIDGE_CACHE_DIR (empty or `off`: None, pybridge writes no shared cache), else
     `$XDG_CACHE_HOME/pybridge` (an absolute XDG_CACHE_HOME only), else `~/.cache/pybridge`.
-    Holds the shared classpath cache (`cache.py`) and Maven's class-data archives (`mavencds.py`)."""
+    Holds the shared classpath cache (`workspace/cache.py`) and Maven's class-data archives (`maven/mavencds.py`)."""
     env = os.environ if env is None else env
     value = env.get(CACHE_DIR_ENV)
     if value is not None:

@@ -26,7 +26,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from .userdirs import cache_home
+from ..userdirs import cache_home
 
 QUIET = ["-XX:+IgnoreUnrecognizedVMOptions", "-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .model import Workspace
-from .pom import PomReader, RawPom, is_file, text
+from ..model import Workspace
+from .pom import PomReader, RawPom
+from .terms import pom_of
+from .xmlread import is_file, text
 
 
 def maven_needed(workspace: Workspace) -> str | None:
@@ -44,7 +46,7 @@ def maven_needed(workspace: Workspace) -> str | None:
             return f"{m.id} depends on {external[0]}"
     reader = PomReader(root)
     for m in workspace.modules:
-        chain = reader.chain(reader.read(m.pom_path))
+        chain = reader.chain(reader.read(pom_of(m)))
         last = chain[-1]
         if last.parent is not None and last.parent.artifact_id:
             return f"the parent {last.parent.group_id}:{last.parent.artifact_id} of {last.path} is not in the workspace"

@@ -1,6 +1,6 @@
-"""`resolve_classpaths`: per module and scope, the classpath (from Maven) and sourcepath.
+"""Maven's `resolve_classpaths`: per module and scope, the classpath (from Maven) and sourcepath.
 
-Steps (see `maven.py` for the one run and the throwaway reactor):
+Steps (see `runner.py` for the one run and the throwaway reactor):
 
 1. `mvn help:effective-pom -Doutput=<state>/maven/effective-pom.xml` at the
    workspace root: all modules' effective POMs in one run (in the one run
@@ -10,7 +10,7 @@ Steps (see `maven.py` for the one run and the throwaway reactor):
    gives it) and each entry's scope (as `dependency:list` does: the main
    classpath is, in the same order, the entries of scope compile, provided
    or system), files in `<state>/maven/out/`. That run loads pybridge's Maven
-   core extension (`pybridge-maven-ext.jar`, see `maven.py`) and runs no
+   core extension (`pybridge-maven-ext.jar`, see `runner.py`) and runs no
    plugin; without the jar, with PYBRIDGE_MAVEN_EXT=0, or when Maven did not
    load it (the run wrote nothing), the run is `help:effective-pom`,
    `dependency:build-classpath` and `dependency:list` instead. A module whose
@@ -43,7 +43,7 @@ Other limitations reported here (DESIGN section 8), per module and scope:
 `annotation_processing_not_run` when the module runs annotation processors,
 and, for `main`, `generated_sources_absent` when a processor other than
 Lombok (which generates no files) is configured but no folder exists under
-target/generated-sources.
+target/generated-sources (`pybridge.workspace.processing`).
 
 The JDK is not on the classpath: JDT compiles against the running JVM's
 system library; `ClasspathResult.release` says which release to target
@@ -57,18 +57,23 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from pybridge.errors import WorkspaceError
 
-from .cache import cache_key
-from .cache import load as load_cache
-from .cache import store as store_cache
+from ..buildsystem import Key, Progress
+from ..cache import load as load_cache
+from ..cache import store as store_cache
+from ..model import ClasspathResult, Dependency, Limitation, Module, Workspace
+from ..processing import processing_limitations as _processing
+from .cachekey import cache_key
 from .compiler import java_release
 from .discovery import WIDTH
 from .fallback import SCOPE_FILTER, fallback, flatten, local_jars
-from .maven import (
+from .mvnconfig import local_repository
+from .nomaven import maven_needed
+from .runner import (
     BUILD_CLASSPATH,
     EXT_EFFECTIVE_POM,
     EXT_STARTED,
@@ -91,13 +96,8 @@ from .maven import (
     throwaway_pom,
     write_pom,
 )
-from .model import MAIN_DEP_SCOPES, ClasspathResult, Dependency, Limitation, Module, PomError, Workspace
-from .mvnconfig import local_repository
-from .nomaven import maven_needed
-from .pom import is_file, parse_xml
-
-Key = tuple[str, str]
-Progress = Callable[[str], None]
+from .terms import MAIN_DEP_SCOPES, POM, WORDING, pom_of
+from .xmlread import PomError, is_file, parse_xml
 
 
 def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
@@ -109,7 +109,7 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
 
     Maven's files go to `<state_dir>/maven/` (wiped when Maven runs), the
     cache to `<state_dir>/classpath-cache.json` and to the user's shared
-    cache folder (see `cache.py`; `use_cache` False ignores both but still
+    cache folder (see `pybridge.workspace.cache`; `use_cache` False ignores both but still
     refreshes them).
     `mvn_executable` and `env` default to `mvn` on the PATH of `os.environ`.
     Each Maven run is limited to `timeout` seconds. `progress` receives one
@@ -160,7 +160,7 @@ def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Ke
                 lims.append(Limitation("classpath_unresolved", m.id,
                                        f"Maven could not resolve the {s} classpath of {m.id}: "
                                        f"{failures[(m.id, s)]}", s))
-            lims += _processing_limitations(m, s)
+            lims += processing_limitations(m, s)
             out[(m.id, s)] = ClasspathResult(tuple(classpaths.get((m.id, s), [])), sourcepath(workspace, m, s),
                                              tuple(lims), releases.get(m.id, m.release))
     return out
@@ -239,7 +239,7 @@ def _one_run_possible(ws: Workspace) -> bool:
     way that would apply to the run's goals (where its files go, what they hold)."""
     if os.environ.get("PYBRIDGE_MAVEN_ONE_RUN") == "0" or any(m.sibling_deps for m in ws.modules):
         return False
-    for pom in ws.pom_paths:
+    for pom in (pom_of(m) for m in ws.modules):
         try:
             xml = parse_xml(pom)
         except PomError:
@@ -301,7 +301,7 @@ def _effective_poms(runner: MavenRunner, ws: Workspace, state: Path, allow_onlin
     it is there (`ext_jar`), else with the plugin goals under `--fail-never`; either way only the
     effective POM's file tells whether the run served (a project that failed has no files)."""
     target, outdir = state / "effective-pom.xml", state / "out"
-    pom = str(ws.root / "pom.xml")
+    pom = str(ws.root / POM)
     if one_run:
         args = ["-q", "-fn", "-f", pom, *one_run_goals(target, outdir)]
     else:
@@ -413,7 +413,7 @@ def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], 
         if mid in effs:
             aid = _lib(index[mid])
             write_pom(throwaway_pom(aid, eff=effs[mid], dependencies=_throwaway_deps(
-                effs[mid], frozenset({"compile", "runtime"}), index, lib_only=True)), reactor / aid / "pom.xml")
+                effs[mid], frozenset({"compile", "runtime"}), index, lib_only=True)), reactor / aid / POM)
             projects.append(aid)
     leaves: dict[str, Key] = {}
     for m in todo:
@@ -422,18 +422,18 @@ def _reactor(runner: MavenRunner, ws: Workspace, effs: dict[str, EffectivePom], 
             execution = {MAIN_EXEC if s == "main" else TEST_EXEC: ("compile" if s == "main" else "test",
                                                                    outdir / f"{aid}.cp")}
             write_pom(throwaway_pom(aid, eff=effs[m.id], dependencies=_throwaway_deps(
-                effs[m.id], SCOPE_FILTER[s], index), executions=execution), reactor / aid / "pom.xml")
+                effs[m.id], SCOPE_FILTER[s], index), executions=execution), reactor / aid / POM)
             projects.append(aid)
             leaves[aid] = (m.id, s)
     if not leaves:
         return {}, {}, False
-    write_pom(throwaway_pom("reactor", modules=projects), reactor / "pom.xml")
+    write_pom(throwaway_pom("reactor", modules=projects), reactor / POM)
 
     resolved: dict[Key, list[Path]] = {}
     pending = dict(leaves)
     run: MavenRun | None = None
     for offline in _modes(allow_online):
-        args = ["-fn", "-f", str(reactor / "pom.xml")]
+        args = ["-fn", "-f", str(reactor / POM)]
         if not offline:
             args += ["-pl", ",".join(f":{aid}" for aid in pending), "-am"]
         run = runner.run("classpath" + ("-offline" if offline else "-online"), args + BUILD_CLASSPATH,
@@ -458,24 +458,7 @@ def _rename(message: str, names: dict[int, str]) -> str:
                   message)
 
 
-def _processing_limitations(m: Module, scope: str) -> list[Limitation]:
-    return processing_limitations(m, scope)
-
-
 def processing_limitations(m: Module, scope: str, indexed: frozenset[str] = frozenset()) -> list[Limitation]:
     """`annotation_processing_not_run` (and `generated_sources_absent`) for a module's processors,
     leaving out those in `indexed` (e.g. Lombok, when its agent runs in the indexer JVM)."""
-    processors = [p for p in m.annotation_processors if p not in indexed]
-    if not m.annotation_processing or not processors:
-        return []
-    names = ", ".join(processors)
-    out = [Limitation("annotation_processing_not_run", m.id,
-                      f"{m.id} runs annotation processors ({names}); pybridge does not run them, so members "
-                      "they add (Lombok getters, builders, ...) are invisible to the compiler here.", scope)]
-    file_makers = [p for p in processors if not p.startswith("org.projectlombok:")]
-    if scope == "main" and file_makers and not m.scopes["main"].generated_roots:
-        out.append(Limitation("generated_sources_absent", m.id,
-                              f"{m.id} has annotation processors ({', '.join(file_makers)}) but no folder under "
-                              "target/generated-sources; run `mvn generate-sources` or a build, then sync, "
-                              "to index the sources they generate.", scope))
-    return out
+    return _processing(m, scope, WORDING, indexed)

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..model import Dependency, excluded
 from .discovery import mediate
-from .maven import (
+from .runner import (
     BUILD_CLASSPATH,
     MAIN_EXEC,
     TEST_EXEC,
@@ -28,7 +29,7 @@ from .maven import (
     throwaway_pom,
     write_pom,
 )
-from .model import MAIN_DEP_SCOPES, Dependency, excluded
+from .terms import MAIN_DEP_SCOPES
 
 Key = tuple[str, str]
 SCOPE_FILTER = {"main": MAIN_DEP_SCOPES, "test": None}

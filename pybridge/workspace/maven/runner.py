@@ -90,10 +90,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..model import Dependency
 from . import mavencds
-from .model import Dependency
 from .mvnconfig import maven_basedir
-from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml, text
+from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml
+from .xmlread import text
 
 HELP_PLUGIN = "org.apache.maven.plugins:maven-help-plugin:3.4.1"
 DEPENDENCY_PLUGIN = ("org.apache.maven.plugins", "maven-dependency-plugin", "3.8.1")

@@ -1,4 +1,4 @@
-"""`load_workspace`: modules, scopes, release, encoding, sibling dependencies.
+"""Maven's `load_workspace`: modules, scopes, release, encoding, sibling dependencies.
 
 No Maven runs here; this reads the POMs (see `pom.py` for what that covers).
 
@@ -27,9 +27,11 @@ from pathlib import Path
 
 from pybridge.errors import WorkspaceError
 
+from ..model import SCOPES, Dependency, Module, ModuleCycleError, Scope, SiblingDep, Workspace, excluded
 from .compiler import annotation_processors, java_release, source_encoding
-from .model import SCOPES, Dependency, Module, ModuleCycleError, PomError, Scope, SiblingDep, Workspace, excluded
-from .pom import PomReader, PomView, RawPom, is_dir, is_file
+from .pom import PomReader, PomView, RawPom
+from .terms import NAME, POM
+from .xmlread import PomError, is_dir, is_file
 
 # Maven's transitive scope table: (scope of the edge to the sibling, scope in the sibling) -> scope.
 _TRANSITIVE = {
@@ -55,7 +57,7 @@ def load_workspace(root: Path | str) -> Workspace:
     if not is_dir(root):
         raise WorkspaceError(f"{root} is not a folder; point pybridge at the folder that holds the root pom.xml.")
     root = root.resolve()
-    pom = root / "pom.xml"
+    pom = root / POM
     if not is_file(pom):
         raise PomError(pom, f"{root} has no pom.xml; pybridge reads Maven workspaces, so point it at "
                             "the folder that holds the root pom.xml.")
@@ -71,7 +73,7 @@ def load_workspace(root: Path | str) -> Workspace:
         by_id[mid] = v
     direct = {mid: [d for d in v.dependencies.values() if d.ga in by_id] for mid, v in by_id.items()}
     _check_dependency_cycles(direct, by_id)
-    return Workspace(root, tuple(_module(mid, v, direct) for mid, v in by_id.items()))
+    return Workspace(root, tuple(_module(mid, v, direct) for mid, v in by_id.items()), NAME)
 
 
 def _discover(reader: PomReader, root: Path, top: Path) -> list[RawPom]:
@@ -85,7 +87,7 @@ def _discover(reader: PomReader, root: Path, top: Path) -> list[RawPom]:
         for entry in raw.modules:
             target = raw.path.parent / entry
             if is_dir(target):
-                target = target / "pom.xml"
+                target = target / POM
                 if not is_file(target):
                     raise PomError(raw.path, f"{raw.path} lists <module>{entry}</module>, but {target.parent} "
                                              "has no pom.xml; add it or remove the <module> entry.")
@@ -158,6 +160,14 @@ def _existing_dirs(paths: list[Path]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(p.resolve() for p in paths if is_dir(p)))
 
 
+def _resolved(p: Path) -> Path:
+    """`p` with symlinks followed as far as they exist (as it is when no link can be followed)."""
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return p
+
+
 def _generated(build_dir: Path, name: str) -> tuple[Path, ...]:
     base = build_dir / name
     if not is_dir(base):
@@ -173,18 +183,21 @@ def _module(mid: str, v: PomView, direct: dict[str, list[Dependency]]) -> Module
     configs = v.compiler_configs()
     release, release_source = java_release(v.prop, configs, v.interp)
     scopes: dict[str, Scope] = {}
-    if v.packaging != "pom":
+    has_sources = v.packaging != "pom"
+    if has_sources:
         main = v.resolve_dir(v.build_text("sourceDirectory"), "src/main/java")
         test = v.resolve_dir(v.build_text("testSourceDirectory"), "src/test/java")
         scopes = {
-            "main": Scope("main", _existing_dirs([main]), _generated(v.build_directory, "generated-sources")),
-            "test": Scope("test", _existing_dirs([test]), _generated(v.build_directory, "generated-test-sources")),
+            "main": Scope("main", _existing_dirs([main]), _generated(v.build_directory, "generated-sources"),
+                          (_resolved(main),), _resolved(v.build_directory / "generated-sources")),
+            "test": Scope("test", _existing_dirs([test]), _generated(v.build_directory, "generated-test-sources"),
+                          (_resolved(test),), _resolved(v.build_directory / "generated-test-sources")),
         }
         assert tuple(scopes) == SCOPES
     processors = annotation_processors(v.dependencies.values(), configs, v.interp)
     return Module(
         id=mid, group_id=v.group_id, artifact_id=v.artifact_id, version=v.version,
-        root=me.path.parent, pom_path=me.path, packaging=v.packaging,
+        root=me.path.parent, build_files=(me.path,), kind=v.packaging, has_sources=has_sources,
         release=release, release_source=release_source,
         encoding=source_encoding(v.prop, configs, v.interp),
         annotation_processing=bool(processors), annotation_processors=processors,

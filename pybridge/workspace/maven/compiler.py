@@ -1,4 +1,4 @@
-"""What the compiler plugin would do: Java release, source encoding, annotation processing.
+"""What maven-compiler-plugin would do: Java release, source encoding, annotation processing.
 
 Works on a property lookup and the maven-compiler-plugin `<configuration>`
 elements (strongest first), so it serves both our own POM reading and
@@ -6,7 +6,8 @@ Maven's effective POM.
 
 Release, first that yields a number: the plugin's `<release>`, the property
 `maven.compiler.release`, the plugin's `<source>`, the property
-`maven.compiler.source`; else 17 (documented default). `1.8` means 8.
+`maven.compiler.source`; else `DEFAULT_RELEASE` (17). `1.8` means 8
+(`pybridge.workspace.java.parse_release`).
 One release per module: `testRelease`/`testSource` are not read.
 
 Encoding: the plugin's `<encoding>`, else `project.build.sourceEncoding`,
@@ -22,15 +23,12 @@ metamodel generator, Querydsl APT).
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 
-from .model import Dependency
-from .pom import children_text, text
-
-DEFAULT_RELEASE = 17
-DEFAULT_ENCODING = "UTF-8"
+from ..java import DEFAULT_ENCODING, DEFAULT_RELEASE, parse_release
+from ..model import Dependency
+from .xmlread import children_text, text
 
 KNOWN_PROCESSORS = {
     ("org.projectlombok", "lombok"),
@@ -42,15 +40,6 @@ KNOWN_PROCESSORS = {
     ("org.hibernate.orm", "hibernate-jpamodelgen"),
     ("com.querydsl", "querydsl-apt"),
 }
-
-_RELEASE = re.compile(r"^(?:1\.)?(\d+)(?:\.\d+)*$")
-
-
-def parse_release(value: str | None) -> int | None:
-    if not value:
-        return None
-    m = _RELEASE.match(value.strip())
-    return int(m.group(1)) if m else None
 
 
 def java_release(prop: Callable[[str], str | None], configs: list[ET.Element],

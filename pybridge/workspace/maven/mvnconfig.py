@@ -19,8 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from .model import PomError
-from .pom import parse_xml, text
+from .xmlread import PomError, parse_xml, text
 
 SETTINGS_OPTIONS = ("-s", "--settings", "-gs", "--global-settings")
 USER_SETTINGS_OPTIONS = ("-s", "--settings")

@@ -1,0 +1,97 @@
+"""The seam between pybridge and a build system (DESIGN sections 1 and 4).
+
+A build system owns a workspace root and is the authority on what it holds:
+it answers, in the typed records of `model.py`,
+
+- `owns(root)`: whether it builds this root (detection; `registry.py` asks
+  each build system in turn);
+- `load(root)`: the workspace model: modules, their source and generated
+  roots per scope, release, encoding, sibling dependencies;
+- `resolve(workspace, state_dir, ...)`: per module and scope, the classpath
+  and the sourcepath in the compiler's order, the release, the processor
+  path and the named limitations (a build problem is a limitation, never an
+  exception);
+- `inputs(workspace)`: the files whose change invalidates the model or a
+  classpath (what its classpath cache keys on), and `is_input(root, path)`:
+  whether a file, listed or new, is one of them by its name and place
+  (watchers ask it for files they have not seen listed);
+- where a source root of a module can appear (its configured or
+  conventional source folders, existing or not, and the folder of its
+  generated ones) is part of the model: `Scope.places`, `Module.root_places`;
+- `agent_hint(workspace)`: the Java agents (Lombok's) the indexer JVM will
+  likely need, guessed before `resolve` runs, so the JVM can start meanwhile;
+- `wording`: how its users are told to act, for the messages of neutral
+  code (limitations).
+
+Nothing outside `pybridge.workspace` names a build file or asks a build tool:
+sync calls these methods, and query and live read what sync recorded
+(`pybridge.sync.meta.GenerationMeta`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from .model import ClasspathResult, Workspace
+
+Key = tuple[str, str]
+"""(module id, scope)."""
+
+Progress = Callable[[str], None]
+"""Receives one sentence per step of a resolution."""
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How a build system's users are told to act, in the messages neutral code writes."""
+
+    tool: str                  # "Maven"
+    build_files: str           # what its build files are called in a sentence: "POMs"
+    generate_sources: str      # how generated sources come to exist: "run `mvn generate-sources` or a build"
+    generated_folder: str      # where they appear: "target/generated-sources"
+    refetch_jar: str           # how a damaged jar is fetched again
+
+
+class BuildSystem(Protocol):
+    """One build system; `maven.MAVEN` is the first. See the module docstring for each member."""
+
+    @property
+    def name(self) -> str:
+        """Its name in `--build-tool` and in the generation's metadata: `maven`."""
+        ...
+
+    @property
+    def wording(self) -> Wording:
+        ...
+
+    def owns(self, root: Path) -> bool:
+        """Whether this build system builds the workspace at `root` (by the files there, no run)."""
+        ...
+
+    def load(self, root: Path) -> Workspace:
+        """The workspace model; raises WorkspaceError naming the file and the fix for malformed input."""
+        ...
+
+    def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
+                progress: Progress | None = None, env: Mapping[str, str] | None = None,
+                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+        """Every (module id, scope) of every module with sources: classpath, sourcepath, release,
+        processor path, limitations. Build problems are limitations; only an unwritable state
+        folder raises (WorkspaceError)."""
+        ...
+
+    def inputs(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+        """The files, existing or not, whose change can change the model or a classpath, in and
+        outside the workspace (user settings)."""
+        ...
+
+    def is_input(self, root: Path, path: Path) -> bool:
+        """Whether `path` (a file under `root`) is or would be one of `inputs` by its name and place."""
+        ...
+
+    def agent_hint(self, workspace: Workspace) -> list[Path]:
+        """The Java agent jars the indexer JVM likely needs, guessed without resolving."""
+        ...

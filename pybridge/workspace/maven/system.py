@@ -1,0 +1,79 @@
+"""Maven as a `BuildSystem`: the seam's methods, each a call into this package.
+
+- owns: the root holds a pom.xml;
+- load: `discovery.load_workspace` (the POMs, no Maven run);
+- resolve: `classpath.resolve_classpaths` (Maven's runs, or its cache);
+- inputs: what the classpath cache keys on (`cachekey.input_files`): every
+  module's pom.xml, `.mvn/maven.config`, `.mvn/jvm.config`,
+  `.mvn/extensions.xml`, and the settings files Maven reads;
+- is_input: a `pom.xml` anywhere, or one of those `.mvn` files;
+- agent_hint: the declared Lombok version's jar in the local repository.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..buildsystem import Key, Progress, Wording
+from ..lombok import LOMBOK, newest
+from ..model import ClasspathResult, Workspace
+from .cachekey import input_files
+from .classpath import resolve_classpaths
+from .discovery import load_workspace
+from .mvnconfig import local_repository
+from .runner import MavenRunner
+from .terms import MVN_CONFIG_FILES, NAME, POM, WORDING
+from .xmlread import is_file
+
+
+def agent_hint(workspace: Workspace) -> list[Path]:
+    """A guess made before Maven runs: the declared Lombok version's jar in the local repository."""
+    jars = []
+    for module in workspace.modules:
+        for dep in module.dependencies:
+            if dep.ga == LOMBOK and dep.version and "${" not in dep.version:
+                jar = local_repository(workspace.root) / "org" / "projectlombok" / "lombok" / dep.version / \
+                    f"lombok-{dep.version}.jar"
+                if jar.is_file():
+                    jars.append(jar)
+    return newest(jars)
+
+
+class MavenBuildSystem:
+    """The `BuildSystem` for workspaces with a pom.xml at the root."""
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def wording(self) -> Wording:
+        return WORDING
+
+    def owns(self, root: Path) -> bool:
+        return is_file(root / POM)
+
+    def load(self, root: Path) -> Workspace:
+        return load_workspace(root)
+
+    def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
+                progress: Progress | None = None, env: Mapping[str, str] | None = None,
+                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+        return resolve_classpaths(workspace, state_dir, allow_online=allow_online, timeout=timeout,
+                                  progress=progress, env=env, use_cache=use_cache)
+
+    def inputs(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+        env = os.environ if env is None else env
+        poms, others = input_files(workspace, MavenRunner(env=env).find(), env)
+        return tuple(dict.fromkeys([*poms, *others]))
+
+    def is_input(self, root: Path, path: Path) -> bool:
+        return path.name == POM or (path.parent.name == ".mvn" and path.name in MVN_CONFIG_FILES)
+
+    def agent_hint(self, workspace: Workspace) -> list[Path]:
+        return agent_hint(workspace)
+
+
+MAVEN = MavenBuildSystem()

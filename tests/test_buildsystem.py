@@ -1,0 +1,62 @@
+"""The build-system seam: which build system owns a root, what it says invalidates the model, where
+roots appear. No build tool runs here (Maven's own behaviour is the Maven tests')."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pybridge.errors import WorkspaceError
+from pybridge.workspace import AUTO, load_workspace, select
+from pybridge.workspace.maven import MAVEN
+from pybridge.workspace.maven.cachekey import cache_key
+from pybridge.workspace.registry import BUILD_SYSTEMS, names, owners
+
+from .test_query_support import SAMPLES
+
+
+@pytest.fixture
+def reactor(tmp_path: Path) -> Path:
+    root = tmp_path / "reactor"
+    shutil.copytree(SAMPLES / "reactor", root)
+    return root
+
+
+def test_a_root_with_a_pom_is_mavens_and_the_workspace_says_which_build_system_read_it(reactor):
+    assert select(reactor) is MAVEN and owners(reactor) == (MAVEN,)
+    assert select(reactor, "maven") is MAVEN and names() == (AUTO, *(s.name for s in BUILD_SYSTEMS))
+    assert load_workspace(reactor).build_tool == "maven"
+
+
+def test_an_unknown_or_absent_build_tool_is_an_error_that_says_what_to_do(reactor, tmp_path):
+    with pytest.raises(WorkspaceError, match="knows no build tool 'bazel'; use one of: auto, maven"):
+        select(reactor, "bazel")
+    with pytest.raises(WorkspaceError, match="is not a Maven workspace"):
+        select(tmp_path, "maven")
+
+
+def test_maven_names_every_pom_and_the_mvn_configuration_as_inputs_and_the_cache_key_covers_them(reactor):
+    ws = load_workspace(reactor)
+    inputs = MAVEN.inputs(ws, {"HOME": str(Path.home()), "PATH": ""})
+    poms = sorted(reactor.resolve() / d / "pom.xml" for d in ("", "core", "service", "app"))
+    assert [p for p in inputs if p.name == "pom.xml"] == poms
+    mvn = reactor.resolve() / ".mvn"
+    assert {mvn / "maven.config", mvn / "jvm.config", mvn / "extensions.xml"} <= set(inputs)
+    before = cache_key(ws, True, None, {})
+    mvn.mkdir()
+    (mvn / "jvm.config").write_text("-Xmx1g\n", encoding="utf-8")
+    assert cache_key(ws, True, None, {}) != before
+    assert all(MAVEN.is_input(reactor, p) for p in inputs if p.is_relative_to(reactor.resolve()))
+    assert not MAVEN.is_input(reactor, reactor / "core/src/main/java/Foo.java")
+    assert not MAVEN.is_input(reactor, reactor / "core/maven.config")
+
+
+def test_a_module_says_where_its_roots_appear_before_they_exist(reactor):
+    shutil.rmtree(reactor / "core/src/test")
+    core = load_workspace(reactor).module("dev.pybridge.samples:core")
+    base = reactor.resolve() / "core"
+    assert core.scopes["test"].source_roots == ()
+    assert core.root_places == (base / "src/main/java", base / "target/generated-sources",
+                                   base / "src/test/java", base / "target/generated-test-sources")
