@@ -35,11 +35,11 @@ def checks(out: subprocess.CompletedProcess) -> dict[str, dict]:
 
 
 def test_all_is_well_with_a_jdk_maven_and_a_maven_workspace(reactor):
-    out = run_doctor(reactor, dict(os.environ))
+    jdk = real_jdk()
+    out = run_doctor(reactor, {**os.environ, "JAVA_HOME": str(jdk.home)})   # CI's scripts/test sets it too
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == f"pybridge doctor: {reactor}" and lines[-1] == "All is well."
-    jdk = real_jdk()
     assert f"ok       JDK: Java {jdk.version} at {jdk.home} (found through JAVA_HOME)" in lines
     assert f"ok       workspace: Maven, 4 modules (3 with sources) at {reactor}" in lines
     assert "          core (core, Java 17)" in lines
