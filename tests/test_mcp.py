@@ -127,7 +127,7 @@ def test_navigation_tools_are_read_only_and_sync_is_not(served):
 
 
 def test_every_tool_answers_through_the_client(served):
-    client, _ = served
+    client, roots = served
     status = ok(client, "status", {"repo": "kitchen-sink"})
     assert status["generation"] == 1 and ENVELOPE <= set(status)
     symbols = ok(client, "find_symbol", {"query": "Counter.count", "repo": "kitchen-sink"})["symbols"]
@@ -136,12 +136,13 @@ def test_every_tool_answers_through_the_client(served):
                                   "line": 16, "character": 9})
     assert at["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
     refs = ok(client, "find_references", {"symbolKey": symbols[0]["symbolKey"]})
-    assert {refs["containers"][r["container"]]["display"] for r in refs["references"]} >= {"add(int)"}
+    assert {refs["containers"][r["container"]]["name"] for r in refs["references"]} >= {"Counter.add(int)"}
     kinds = {r["kind"] for r in refs["references"]}
     assert kinds == {"read", "read_write"}
     assert refs["meta"]["referenceCoverage"] is True and ENVELOPE <= set(refs)
     callers = ok(client, "get_callers", {"symbol": "com.acme.core.Greeter.greet", "repo": "reactor"})
-    assert callers["total"] >= 2 and {c["repo"] for c in callers["callers"]} == {"reactor"}
+    assert callers["total"] >= 2 and callers["symbol"] == "com.acme.core.Greeter.greet"
+    assert {(c["repo"], c["slug"]) for c in callers["callers"]} == {(str(roots["reactor"]), "reactor")}
     assert all(c["line"] >= 1 and c["column"] >= 1 for c in callers["callers"])
     by_name = ok(client, "findReferences", {"repo": "kitchen-sink", "symbol": "Counter.count"})
     assert len(by_name["references"]) == len(refs["references"]) + 1
@@ -150,8 +151,9 @@ def test_every_tool_answers_through_the_client(served):
     assert site["path"] == "src/main/java/com/acme/kitchen/Greeter.java"
     assert site["range"]["start"] == {"line": 14, "character": 18}
     hierarchy = ok(client, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
-    callees = json.dumps([hierarchy["symbols"][c["callee"]] for c in hierarchy["outgoingCalls"]])
+    callees = json.dumps([c["symbol"] for c in hierarchy["outgoingCalls"]])
     assert "com.acme.kitchen.Counter.add" in callees and hierarchy["incomingCalls"]
+    assert hierarchy["incomingCalls"][0]["symbol"]["displayName"] == "main"
 
 
 def test_every_error_code_comes_back_as_an_error_result_carrying_its_code(served):
