@@ -274,6 +274,19 @@ def test_a_find_references_page_holds_its_limit_whatever_its_bytes_and_name_tool
         view.ANSWER_BUDGET = original
 
 
+def test_a_row_shows_its_source_line_without_indentation_and_cut_around_the_reference():
+    from pybridge.query.source import SNIPPET_MAX, snippet
+
+    assert snippet("        count += n;\t", 8) == "count += n;" and snippet(None) is None
+    line = "    x = " + "a" * 200 + ".call(y);"
+    cut = snippet(line, line.index("call"))
+    assert cut.startswith("…") and cut.endswith("call(y);") and len(cut) == SNIPPET_MAX + 1
+    head = snippet(line, 4)
+    assert head.startswith("x = aaa") and head.endswith("…") and len(head) == SNIPPET_MAX + 1
+    wide = "😀" * 150 + " target();"          # UTF-16 positions: each emoji is two units
+    assert snippet(wide, 301).endswith("target();")
+
+
 def test_relation_lists_are_cut_and_counted(ks):
     from pybridge.query.tools_exact import relations
     from pybridge.query.view import viewing
