@@ -16,11 +16,18 @@ tool's output schema" instead of the error). So every output schema:
   `hint`, `served`, `field`, `cause`; the server instructions describe them
   once, for every tool);
 - requires, through `anyOf`, either the fields every answer of the tool has
-  (the result model's required fields, but the freshness envelope's) or
+  (the result model's required fields, but the freshness envelope's; for a
+  seed tool whose seed shows the answer, the seed's fields and envelope) or
   `error` and `code`.
 
-The answer's fields are named, not typed, and its optional fields
-(`nextCursor`, `hint`, `resolvedSymbol`, ...) and the envelope
+The seed tools' fields that their seed documents show (`results.Model.seed_fields`)
+are typed, all the way down, so that a client that checks answers checks the
+seed's shape (issue 21): `symbol` and `resolvedSymbol`, the rows' `path` and
+`range`, callHierarchy's `{symbol: {symbol, displayName, kind}, location}`,
+get_callers' rows, find_references' coverage flags and `nextCursor`. A shape
+met twice is said once in the schema's `$defs` (the TypeScript SDK's validator
+and jsonschema resolve it). pybridge's own fields are named, not typed, and
+the optional ones (`nextCursor`, `hint`, ...) and the envelope
 (`results.ENVELOPE_FIELDS`, described once in the instructions) are left to
 the open top level. Full nested schemas of nine tools made `tools/list` 20 KB
 without a single description (the budget is 16 KB for everything), and
@@ -29,7 +36,9 @@ even each top-level field's JSON type, the envelope repeated in every schema
 and the optional fields took 5 KB of the 16. Hosts hand the model a tool's
 description and input schema, not its output schema, which clients use to
 check answers (the answers are the result models, checked by pydantic when
-the handler builds them): so the output schemas are what was cut.
+the handler builds them): so the output schemas are what was cut, and typed
+only where a seed asks. Input schemas leave out text lengths (`maxLength`,
+`minLength`), which the argument models enforce: `tools/list` is 16,282 bytes.
 """
 
 from __future__ import annotations

@@ -132,8 +132,6 @@ class SymbolHere(Symbol):
 class Reference(Model):
     """A row of `find_references` (compact: see the module's docstring)."""
 
-    seed_fields = ("path", "range")
-
     path: str
     range: Range
     kind: str = Field(description="A reference kind.")
