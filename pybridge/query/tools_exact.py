@@ -12,8 +12,9 @@ Results (plus the freshness envelope)::
                                                         "kind", "range"},
                      "alternatives": [the other symbols named at the same position, e.g. the
                                       class of `new Circle(…)` after its constructor]}
-    find_references {"symbol": symbol, "references": [reference…], "shared": {"module", "scope"}?,
-                     "containers": [summary…],
+    find_references {"symbol": symbol, "references": [reference… ("module" and "scope" only where
+                     they differ from "shared")], "shared": {"module", "scope"}? (when not empty),
+                     "containers": [{"symbolKey", "name"}…] (view.container),
                      "relations": {"overrides", "overriddenBy", "extends", "extendedBy",
                                    "implements", "implementedBy": [summary…],
                                    "generatedFrom"?, "generatedAccessors"? (Lombok; only when not empty),
