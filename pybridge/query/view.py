@@ -85,7 +85,8 @@ def container(summary: dict[str, Any]) -> dict[str, Any]:
 
 ANSWER_BUDGET = 32 * 1024 - 256
 """Bytes of compact JSON a default answer stays under (DESIGN section 7: about 8k tokens); the
-margin leaves room for what is added after the cut (clock fields of the envelope)."""
+margin leaves room for what is added after the cut (clock fields of the envelope). Not
+find_references: its pages hold their `limit` (seed 001), and its rows are small instead."""
 
 
 def size(answer: Any) -> int:
@@ -98,7 +99,7 @@ def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) ->
     ANSWER_BUDGET, and k. A default answer (no limit given) is cut by count first (the default
     limit), then by bytes: a page of long source lines or long paths holds fewer rows, and says so
     (`nextCursor` or `truncated`). A limit the caller gave is honoured as given (at most 500 rows,
-    each bounded: a source line is cut at 1,000 characters)."""
+    each bounded: a row's source line is cut at `source.SNIPPET_MAX` characters)."""
     budget = ANSWER_BUDGET
     answer = build(n)
     if limit_given or n <= 1 or size(answer) <= budget:
