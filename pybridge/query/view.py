@@ -99,7 +99,8 @@ def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) ->
     ANSWER_BUDGET, and k. A default answer (no limit given) is cut by count first (the default
     limit), then by bytes: a page of long source lines or long paths holds fewer rows, and says so
     (`nextCursor` or `truncated`). A limit the caller gave is honoured as given (at most 500 rows,
-    each bounded: a row's source line is cut at `source.SNIPPET_MAX` characters)."""
+    each bounded: a source line is cut at `source.SNIPPET_MAX` characters in reference and call
+    rows, at `source.MAX_CONTEXT` elsewhere)."""
     budget = ANSWER_BUDGET
     answer = build(n)
     if limit_given or n <= 1 or size(answer) <= budget:
