@@ -10,7 +10,8 @@ state folder (`bench/work/state-sizes-LABEL/NAME`), then every tool is called
 through the facade with its default arguments (no limit, no cursor) for:
 
 - a seeded sample of nameable declarations (`queries.sample_symbols`), and
-- the HEAVIEST most-referenced declarations (the answers that grow without a bound).
+- the HEAVIEST most-referenced declarations (the answers that grow without a bound), with the rows
+  each answer lists and, for `find_references`, also the page of an explicit `limit` of 500.
 
 The size of an answer is the UTF-8 byte length of its JSON, written compactly
 (`separators=(",", ":")`), as the MCP text content carries it since issue 9
@@ -19,9 +20,10 @@ The size of an answer is the UTF-8 byte length of its JSON, written compactly
 go to `bench/sizes-LABEL.json`; `bench/report.py` renders every `sizes-*.json`
 into the "Answer sizes" section of RESULTS.md (written by this script too).
 
-Targets (issue 9, DESIGN section 7): the default `find_references` page at
-most 32 KB; `tools/list` at most 16 KB; no answer unbounded (the largest
-default answer of every tool, heaviest symbols included, stays under 32 KB).
+Targets (issues 9 and 21, DESIGN section 7): `tools/list` at most 16 KB; the
+default `find_references` page 100 references (seed 001) and near 32 KB; no
+answer unbounded (the largest default answer of the other tools, heaviest
+symbols included, stays under 32 KB).
 """
 
 from __future__ import annotations
@@ -110,6 +112,13 @@ def args_for(tool: str, sym: dict, key: str | None) -> dict | None:
     return {}
 
 
+def rows_of(tool: str, result: dict) -> int:
+    """The rows an answer lists: references, call sites (both directions of callHierarchy), callers."""
+    if tool == "callHierarchy":
+        return len(result.get("incomingCalls", [])) + len(result.get("outgoingCalls", []))
+    return len(result.get("callers" if tool == "get_callers" else "references", []))
+
+
 def stats(values: list[int]) -> dict:
     s = sorted(values)
     if not s:
@@ -160,15 +169,22 @@ def measure(name: str, label: str, samples: int, seed: int, say) -> dict:
             out["tools"][tool] = {**stats(sizes), "errors": errors, "worst": worst[1] if worst else None}
             say(f"{name} {label} {tool}: {out['tools'][tool]}")
         for sym in heavy:
-            row = {"symbol": sym["dotted"], "kind": sym["kind"], "references": sym["references"], "bytes": {}}
-            for tool in ("find_references", "findReferences", "callHierarchy", "get_callers"):
-                args = args_for(tool, sym, key_of(sym) if tool == "find_references" else None)
+            row = {"symbol": sym["dotted"], "kind": sym["kind"], "references": sym["references"], "bytes": {},
+                   "rows": {}}
+            for tool in ("find_references", "find_references limit=500", "findReferences", "callHierarchy",
+                         "get_callers"):
+                name_only = tool.split()[0]
+                args = args_for(name_only, sym, key_of(sym) if name_only == "find_references" else None)
                 if args is None:
                     continue
-                result, is_error = facade.call(tool, args)
+                if tool.endswith("limit=500"):
+                    args = {**args, "limit": 500}
+                result, is_error = facade.call(name_only, args)
                 row["bytes"][tool] = None if is_error else size(result)
+                row["rows"][tool] = None if is_error else rows_of(name_only, result)
             out["heaviest"].append(row)
-            say(f"{name} {label} heaviest {sym['dotted']} ({sym['references']} refs): {row['bytes']}")
+            say(f"{name} {label} heaviest {sym['dotted']} ({sym['references']} refs): {row['bytes']} "
+                f"rows {row['rows']}")
     finally:
         facade.close()
     return out

@@ -67,12 +67,12 @@ def test_refs_prints_one_line_per_occurrence_with_editor_positions(kitchen):
     assert lines == [
         "FIELD com.acme.kitchen.Counter.count: 7 occurrences",
         "src/main/java/com/acme/kitchen/Counter.java:12:17 definition in -",
-        "src/main/java/com/acme/kitchen/Counter.java:17:9 read_write in com.acme.kitchen.Counter.add",
-        "src/main/java/com/acme/kitchen/Counter.java:40:9 read_write in com.acme.kitchen.Counter.step",
-        "src/main/java/com/acme/kitchen/Counter.java:41:9 read_write in com.acme.kitchen.Counter.step",
-        "src/main/java/com/acme/kitchen/Counter.java:42:11 read_write in com.acme.kitchen.Counter.step",
-        "src/main/java/com/acme/kitchen/Counter.java:43:21 read in com.acme.kitchen.Counter.step",
-        "src/main/java/com/acme/kitchen/Counter.java:62:16 read in com.acme.kitchen.Counter.getCount",
+        "src/main/java/com/acme/kitchen/Counter.java:17:9 read_write in Counter.add(int)",
+        "src/main/java/com/acme/kitchen/Counter.java:40:9 read_write in Counter.step(int)",
+        "src/main/java/com/acme/kitchen/Counter.java:41:9 read_write in Counter.step(int)",
+        "src/main/java/com/acme/kitchen/Counter.java:42:11 read_write in Counter.step(int)",
+        "src/main/java/com/acme/kitchen/Counter.java:43:21 read in Counter.step(int)",
+        "src/main/java/com/acme/kitchen/Counter.java:62:16 read in Counter.getCount()",
     ]
 
 

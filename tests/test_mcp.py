@@ -119,6 +119,46 @@ def test_every_error_object_validates_against_the_output_schema_of_every_tool(se
                 jsonschema.validate({"unrelated": 1}, schema)
 
 
+def test_the_seed_tools_output_schemas_type_the_seed_fields_and_refuse_the_old_shapes(served):
+    """Issue 21: the output schemas of the seed tools check the fields the seeds show by name and type
+    (before, they named a few required fields and typed none, so these old answers passed)."""
+    import jsonschema
+
+    client, _ = served
+    schemas = {t.name: t.output_schema for t in client.list_tools()}
+    env = {"commit": None, "generated_at": "t", "stale": False, "freshness": "fresh", "checked_at": "t"}
+    span = {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 5}}
+    peer = {"symbol": "scip-java maven g/a 1 A#m().", "displayName": "m", "kind": "METHOD"}
+    good = {
+        "findReferences": {"symbol": "m", "references": [{"path": "A.java", "range": span}], **env},
+        "callHierarchy": {"symbol": "m", "incomingCalls": [], "outgoingCalls": [
+            {"symbol": peer, "location": {"path": "A.java", "range": span}}], **env},
+        "get_callers": {"symbol": "m", "callers": [{"path": "A.java", "line": 2, "column": 3, "caller_fn": "A.n()",
+                                                    "repo": "/w", "snippet": "m();"}], "total": 1, "truncated": False},
+        "find_references": {"symbol": {}, "references": [], "containers": [], "relations": {},
+                            "meta": {"referenceCoverage": True, "callerCoverage": None}},
+    }
+    old = {    # the shapes before issue 21, one field each
+        "findReferences": [{"symbol": {"symbolKey": "k"}}, {"resolvedSymbol": "a.B.m()", "symbol": 1},
+                           {"references": [{"path": "A.java", "range": {"start": {"line": "1"}}}]}],
+        "callHierarchy": [{"outgoingCalls": [{"callee": 0, "callSite": {"path": "A.java", "range": span}}]},
+                          {"outgoingCalls": [{"symbol": {"symbol": "s", "kind": "METHOD"},
+                                              "location": {"path": "A.java", "range": span}}]}],
+        "get_callers": [{"symbol": None}, {"callers": [{"path": "A.java", "line": "2", "column": 3,
+                                                        "caller_fn": "A.n()", "repo": "/w", "snippet": "m();"}]}],
+        "find_references": [{"meta": {"referenceCoverage": "yes", "callerCoverage": None}}, {"nextCursor": 7}],
+    }
+    for tool, answer in good.items():
+        jsonschema.validate(answer, schemas[tool])
+        for change in old[tool]:
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({**answer, **change}, schemas[tool])
+    for tool in ("findReferences", "callHierarchy", "get_callers"):   # every field the seed shows is required
+        for field in good[tool]:
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({k: v for k, v in good[tool].items() if k != field}, schemas[tool])
+
+
 def test_navigation_tools_are_read_only_and_sync_is_not(served):
     client, _ = served
     hints = {t.name: t.annotations.read_only_hint for t in client.list_tools()}
@@ -127,7 +167,7 @@ def test_navigation_tools_are_read_only_and_sync_is_not(served):
 
 
 def test_every_tool_answers_through_the_client(served):
-    client, _ = served
+    client, roots = served
     status = ok(client, "status", {"repo": "kitchen-sink"})
     assert status["generation"] == 1 and ENVELOPE <= set(status)
     symbols = ok(client, "find_symbol", {"query": "Counter.count", "repo": "kitchen-sink"})["symbols"]
@@ -136,12 +176,13 @@ def test_every_tool_answers_through_the_client(served):
                                   "line": 16, "character": 9})
     assert at["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.count"
     refs = ok(client, "find_references", {"symbolKey": symbols[0]["symbolKey"]})
-    assert {refs["containers"][r["container"]]["display"] for r in refs["references"]} >= {"add(int)"}
+    assert {refs["containers"][r["container"]]["name"] for r in refs["references"]} >= {"Counter.add(int)"}
     kinds = {r["kind"] for r in refs["references"]}
     assert kinds == {"read", "read_write"}
     assert refs["meta"]["referenceCoverage"] is True and ENVELOPE <= set(refs)
     callers = ok(client, "get_callers", {"symbol": "com.acme.core.Greeter.greet", "repo": "reactor"})
-    assert callers["total"] >= 2 and {c["repo"] for c in callers["callers"]} == {"reactor"}
+    assert callers["total"] >= 2 and callers["symbol"] == "com.acme.core.Greeter.greet"
+    assert {(c["repo"], c["slug"]) for c in callers["callers"]} == {(str(roots["reactor"]), "reactor")}
     assert all(c["line"] >= 1 and c["column"] >= 1 for c in callers["callers"])
     by_name = ok(client, "findReferences", {"repo": "kitchen-sink", "symbol": "Counter.count"})
     assert len(by_name["references"]) == len(refs["references"]) + 1
@@ -150,8 +191,9 @@ def test_every_tool_answers_through_the_client(served):
     assert site["path"] == "src/main/java/com/acme/kitchen/Greeter.java"
     assert site["range"]["start"] == {"line": 14, "character": 18}
     hierarchy = ok(client, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
-    callees = json.dumps([hierarchy["symbols"][c["callee"]] for c in hierarchy["outgoingCalls"]])
+    callees = json.dumps([c["symbol"] for c in hierarchy["outgoingCalls"]])
     assert "com.acme.kitchen.Counter.add" in callees and hierarchy["incomingCalls"]
+    assert hierarchy["incomingCalls"][0]["symbol"]["displayName"] == "main"
 
 
 def test_every_error_code_comes_back_as_an_error_result_carrying_its_code(served):

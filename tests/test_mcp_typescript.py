@@ -8,11 +8,8 @@ which the Python client does not; so this is the test that proves what agent hos
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,10 +17,10 @@ import pytest
 
 from pybridge.query import Facade
 from pybridge.sync import default_state_dir, sync
+from tests.mcp_session import NODE, TS, run_ts_client, serve_args, server_env
 from tests.test_mcp_http import http_serve
 
 ROOT = Path(__file__).resolve().parent.parent
-TS = ROOT / "tests" / "ts"
 TOKEN = "ts-client-token"
 
 # Every error code the scenario provokes; before issue 9 the output schemas did not admit error objects and the
@@ -31,7 +28,6 @@ TOKEN = "ts-client-token"
 ERROR_CODES = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
                   "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
 
-NODE = shutil.which("node")
 pytestmark = [
     pytest.mark.skipif(NODE is None, reason="node is not installed: the TypeScript SDK client cannot run"),
 ]
@@ -115,32 +111,18 @@ def scenario(tmp_path_factory, samples, worker):
             "greeter": greeter}
 
 
-def _run_client(config: dict) -> dict:
-    done = subprocess.run([NODE or "node", str(TS / "client.mjs")], input=json.dumps(config), capture_output=True,
-                          text=True, cwd=TS, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
-
-
-def _serve_args(roots: dict[str, Path]) -> list[str]:
-    args = ["-m", "pybridge.cli", "serve"]
-    for root in roots.values():
-        args += ["--repo", str(root)]
-    return args
-
-
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def answers(request, scenario) -> dict:
     roots, home = scenario["roots"], scenario["home"]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYBRIDGE_STATE_DIR", "PYBRIDGE_TOKEN")}
-    env["PYBRIDGE_STATE_HOME"] = str(home)
-    env["PYBRIDGE_NO_WATCH"] = "1"     # the drifted copy must stay drifted (the live index would catch up)
+    # the drifted copy must stay drifted (the live index would catch up)
+    env = server_env(home, {"PYBRIDGE_NO_WATCH": "1"})
+    repos = list(roots.values())
     if request.param == "stdio":
-        out = _run_client({"transport": "stdio", "command": sys.executable, "args": _serve_args(roots),
-                           "env": env, "cwd": str(ROOT), "calls": scenario["calls"]})
+        out = run_ts_client({"transport": "stdio", "command": sys.executable, "args": serve_args(repos),
+                             "env": env, "cwd": str(ROOT), "calls": scenario["calls"]})
     else:
-        with http_serve(_serve_args(roots)[3:], {**env, "PYBRIDGE_TOKEN": TOKEN}) as (url, _proc, _line):
-            out = _run_client({"transport": "http", "url": url, "token": TOKEN, "calls": scenario["calls"]})
+        with http_serve(serve_args(repos)[3:], {**env, "PYBRIDGE_TOKEN": TOKEN}) as (url, _proc, _line):
+            out = run_ts_client({"transport": "http", "url": url, "token": TOKEN, "calls": scenario["calls"]})
     out["byLabel"] = {row["label"]: row for row in out["calls"]}
     out["transport"] = request.param
     return out
@@ -162,6 +144,24 @@ def test_every_tool_answers_and_validates_in_the_typescript_client(answers, labe
     assert row["thrown"] is None, (row["thrown"], row.get("raw"))
     assert row["isError"] is False, row["structuredContent"]
     assert isinstance(row["structuredContent"], dict) and row["text"] == row["structuredContent"]
+
+
+def test_the_seed_tools_answer_the_typescript_client_in_their_seeds_shapes(answers, scenario):
+    """The seed fields by name and type (issue 21): what the client validated against the output
+    schemas, which type them, is the seeds' shape (tests/test_seed_*.py replay each seed document)."""
+    by_label = {label: answers["byLabel"][label]["structuredContent"] for label in SUCCESS}
+    for label, symbol in (("findReferences", "Greeter"), ("callHierarchy", "Greeter.greet"),
+                          ("get_callers", "Greeter.greet")):
+        assert by_label[label]["symbol"] == symbol                          # echoes the input
+    assert by_label["findReferences"]["resolvedSymbol"].startswith("scip-java maven ")
+    assert all(set(r) >= {"path", "range"} for r in by_label["findReferences"]["references"])
+    calls = by_label["callHierarchy"]["incomingCalls"]
+    assert calls and all(isinstance(c["symbol"]["displayName"], str) and set(c["location"]) == {"path", "range"}
+                         for c in calls)
+    callers = by_label["get_callers"]
+    assert {c["repo"] for c in callers["callers"]} == {str(scenario["roots"]["reactor"].resolve())}
+    assert isinstance(callers["total"], int) and isinstance(callers["truncated"], bool)
+    assert len(by_label["find_references"]["references"]) <= 100 and "meta" in by_label["find_references"]
 
 
 EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),

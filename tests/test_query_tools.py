@@ -134,11 +134,11 @@ def test_a_library_symbol_has_a_key_and_references_like_any_other(ks):
     assert add["symbol"] == "scip-java maven . . java/util/List#add()."
     assert add["external"] is True and add["declaration"] is None and add["module"] is None
     refs = ok(ks, "find_references", {"symbolKey": add["symbolKey"]})
-    assert [(r["path"].rsplit("/", 1)[-1], start(r), refs["containers"][r["container"]]["display"])
+    assert [(r["path"].rsplit("/", 1)[-1], start(r), refs["containers"][r["container"]]["name"])
             for r in refs["references"]] == [
-        ("Greeter.java", (62, 31), "greetAll(List)"), ("Kitchen.java", (37, 15), "shapes()"),
-        ("Kitchen.java", (38, 15), "shapes()"), ("Kitchen.java", (39, 15), "shapes()"),
-        ("Kitchen.java", (40, 15), "shapes()")]
+        ("Greeter.java", (62, 31), "Greeter.greetAll(List)"), ("Kitchen.java", (37, 15), "Kitchen.shapes()"),
+        ("Kitchen.java", (38, 15), "Kitchen.shapes()"), ("Kitchen.java", (39, 15), "Kitchen.shapes()"),
+        ("Kitchen.java", (40, 15), "Kitchen.shapes()")]
     assert refs["meta"]["total"] == 5
 
 
@@ -150,15 +150,17 @@ def test_references_to_counter_count_have_exact_kinds_containers_and_context(ks,
     result = ok(ks, "find_references", {"symbolKey": key_of(ks, "Counter.count")})
     refs = result["references"]
     containers = result["containers"]
-    assert [(start(r), r["kind"], containers[r["container"]]["display"]) for r in refs] == [
-        ((16, 8), "read_write", "add(int)"), ((39, 8), "read_write", "step(int)"),
-        ((40, 8), "read_write", "step(int)"), ((41, 10), "read_write", "step(int)"),
-        ((42, 20), "read", "step(int)"), ((61, 15), "read", "getCount()")]
-    assert refs[0]["context"] == "        count += n;" == _line(root, COUNTER, 16)
-    assert all(r["path"] == COUNTER and r["module"] == KS and r["scope"] == "main"
-               and "javadoc" not in r and "import" not in r for r in refs)   # the flags appear when true
-    assert containers[refs[0]["container"]]["dottedPath"] == "com.acme.kitchen.Counter.add"
-    assert set(containers[0]) == {"symbolKey", "dottedPath", "display", "kind"}
+    assert [(start(r), r["kind"], containers[r["container"]]["name"]) for r in refs] == [
+        ((16, 8), "read_write", "Counter.add(int)"), ((39, 8), "read_write", "Counter.step(int)"),
+        ((40, 8), "read_write", "Counter.step(int)"), ((41, 10), "read_write", "Counter.step(int)"),
+        ((42, 20), "read", "Counter.step(int)"), ((61, 15), "read", "Counter.getCount()")]
+    assert _line(root, COUNTER, 16) == "        count += n;" and refs[0]["context"] == "count += n;"
+    # the module and scope every row has are said once; the flags appear when true
+    assert result["shared"] == {"module": KS, "scope": "main"}
+    assert all(r["path"] == COUNTER and not {"module", "scope", "javadoc", "import"} & r.keys() for r in refs)
+    add = ok(ks, "describe", {"symbolKey": containers[refs[0]["container"]]["symbolKey"]})
+    assert add["symbol"]["dottedPath"] == "com.acme.kitchen.Counter.add"
+    assert set(containers[0]) == {"symbolKey", "name"}
     assert len(containers) == 3   # add, step, getCount: each once, however many rows name it
     meta = result["meta"]
     assert (meta["generation"], meta["total"], meta["referenceCoverage"], meta["callerCoverage"]) == \
@@ -210,12 +212,19 @@ def test_a_member_called_through_an_unresolved_type_blocks_only_its_own_name(ser
 
 def test_find_references_filters_by_module_and_scope(served):
     key = key_of(served, "com.acme.core.Greeter", "reactor")
-    everywhere = ok(served, "find_references", {"symbolKey": key})["references"]
+    whole = ok(served, "find_references", {"symbolKey": key})
+    everywhere = whole["references"]
+    # a row names its module and scope only where they differ from the page's `shared` ones
+    modules = [r.get("module", whole["shared"]["module"]) for r in everywhere]
+    assert len(set(modules)) == 2 and modules.count(whole["shared"]["module"]) >= len(modules) / 2
+    assert all(r["module"] != whole["shared"]["module"] for r in everywhere if "module" in r)
     service = ok(served, "find_references", {"symbolKey": key, "module": "service"})
-    assert {r["module"] for r in service["references"]} == {"dev.pybridge.samples:service"}
+    assert service["shared"]["module"] == "dev.pybridge.samples:service"
+    assert not any("module" in r for r in service["references"])
     assert service["meta"]["total"] == len(service["references"]) < len(everywhere)
-    tests = ok(served, "find_references", {"symbolKey": key, "scope": "test"})["references"]
-    assert tests and {r["scope"] for r in tests} == {"test"}
+    tests = ok(served, "find_references", {"symbolKey": key, "scope": "test"})
+    assert tests["references"] and tests["shared"]["scope"] == "test"
+    assert not any("scope" in r for r in tests["references"])
     err(served, "find_references", {"symbolKey": key, "module": "nope"}, "invalid_argument")
 
 
@@ -240,24 +249,42 @@ def test_find_references_filters_by_kind_javadoc_and_imports_and_counts_what_it_
     err(ks, "find_references", {"symbolKey": key, "kinds": []}, "invalid_argument")
 
 
-def test_a_page_that_would_pass_the_byte_budget_is_cut_early_and_the_cursor_goes_on_from_there(ks):
+def test_a_find_references_page_holds_its_limit_whatever_its_bytes_and_name_tools_cut_only_a_default(ks):
+    """find_references pages (seed 001) hold `limit` references, exactly: no byte bound cuts them
+    (before issue 21 a default page was cut at 32 KB: 78 rows on StringUtils). The name tools cut an
+    answer given no limit by bytes, and say so (`truncated`); a limit given is honoured."""
     from pybridge.query import view
 
     key = key_of(ks, "Counter.count")
-    whole = ok(ks, "find_references", {"symbolKey": key})["references"]
     original = view.ANSWER_BUDGET
     try:
         view.ANSWER_BUDGET = view.size(ok(ks, "find_references", {"symbolKey": key, "limit": 2}))
-        first = ok(ks, "find_references", {"symbolKey": key})
-        assert len(first["references"]) == 2 and first["meta"]["total"] == 6 and first["nextCursor"]
-        rest = ok(ks, "find_references", {"symbolKey": key, "cursor": first["nextCursor"]})
+        default = ok(ks, "find_references", {"symbolKey": key})
+        assert len(default["references"]) == 6 == default["meta"]["total"] and "nextCursor" not in default
+        two = ok(ks, "find_references", {"symbolKey": key, "limit": 2})
+        assert len(two["references"]) == 2 and two["nextCursor"]
+        rest = ok(ks, "find_references", {"symbolKey": key, "limit": 2, "cursor": two["nextCursor"]})
+        assert [start(r) for r in two["references"] + rest["references"]] == \
+            [start(r) for r in default["references"]][:4]
         named = ok(ks, "findReferences", {"symbol": "Counter.count"})
-        assert named["truncated"] is True and len(named["references"]) < 7
-        given = ok(ks, "find_references", {"symbolKey": key, "limit": 100})   # a limit given is honoured
-        assert len(given["references"]) == 6
+        assert named["truncated"] is True and len(named["references"]) < 7 and named["total"] == 7
+        given = ok(ks, "findReferences", {"symbol": "Counter.count", "limit": 100})   # a limit given is honoured
+        assert len(given["references"]) == 7 and given["truncated"] is False
     finally:
         view.ANSWER_BUDGET = original
-    assert [start(r) for r in first["references"] + rest["references"]][:4] == [start(r) for r in whole][:4]
+
+
+def test_a_row_shows_its_source_line_without_indentation_and_cut_around_the_reference():
+    from pybridge.query.source import SNIPPET_MAX, snippet
+
+    assert snippet("        count += n;\t", 8) == "count += n;" and snippet(None) is None
+    line = "    x = " + "a" * 200 + ".call(y);"
+    cut = snippet(line, line.index("call"))
+    assert cut.startswith("…") and cut.endswith("call(y);") and len(cut) == SNIPPET_MAX + 1
+    head = snippet(line, 4)
+    assert head.startswith("x = aaa") and head.endswith("…") and len(head) == SNIPPET_MAX + 1
+    wide = "😀" * 150 + " target();"          # UTF-16 positions: each emoji is two units
+    assert snippet(wide, 301).endswith("target();")
 
 
 def test_relation_lists_are_cut_and_counted(ks):
@@ -282,9 +309,19 @@ def test_find_references_by_name_includes_the_definition(ks):
     assert [(start(r), r["kind"]) for r in result["references"]][:2] == [
         ((11, 16), "definition"), ((16, 8), "read_write")]
     assert result["total"] == 7 and result["truncated"] is False
-    assert result["resolvedSymbol"] == "com.acme.kitchen.Counter.count"
-    exact = ok(ks, "findReferences", {"repo": "kitchen-sink", "symbol": "com.acme.kitchen.Counter.count"})
+    # seed 000: `symbol` echoes the name asked, `resolvedSymbol` is the SCIP symbol it resolved to
+    assert result["symbol"] == "Counter.count"
+    assert result["resolvedSymbol"] == KS_SCIP + "com/acme/kitchen/Counter#count." == result["symbolInfo"]["symbol"]
+    assert result["symbolInfo"]["dottedPath"] == "com.acme.kitchen.Counter.count"
+    # rows name their container in place (a seed tool's rows point into no table)
+    assert result["references"][0]["container"] is None and "containers" not in result
+    assert result["references"][1]["container"]["name"] == "Counter.add(int)"
+    assert result["references"][1]["context"] == "count += n;"
+    exact = ok(ks, "findReferences", {"repo": "kitchen-sink", "symbol": KS_SCIP + "com/acme/kitchen/Counter#count."})
     assert "resolvedSymbol" not in exact and exact["total"] == 7
+    assert exact["symbol"] == KS_SCIP + "com/acme/kitchen/Counter#count."
+    dotted = ok(ks, "findReferences", {"symbol": "com.acme.kitchen.Counter.count"})   # not the SCIP string
+    assert dotted["resolvedSymbol"] == KS_SCIP + "com/acme/kitchen/Counter#count."
 
 
 def test_go_to_definition_of_an_overload_lands_on_its_name(ks, kitchen):
@@ -293,9 +330,11 @@ def test_go_to_definition_of_an_overload_lands_on_its_name(ks, kitchen):
     [site] = result["definitions"]
     assert site["path"] == "src/main/java/com/acme/kitchen/Greeter.java"
     assert site["range"] == {"start": {"line": 14, "character": 18}, "end": {"line": 14, "character": 23}}
-    assert site["context"] == "    public String greet(String name) {"
-    assert result["resolvedSymbol"] == "com.acme.kitchen.Greeter.greet(String)"
-    assert result["symbol"]["symbol"] == KS_SCIP + "com/acme/kitchen/Greeter#greet()."
+    assert site["context"] == "public String greet(String name) {" == _line(root, site["path"], 14).strip()
+    assert result["symbol"] == "Greeter.greet(String)"
+    assert result["resolvedSymbol"] == KS_SCIP + "com/acme/kitchen/Greeter#greet()."
+    assert result["symbolInfo"]["symbol"] == KS_SCIP + "com/acme/kitchen/Greeter#greet()."
+    assert result["symbolInfo"]["display"] == "greet(String)"
 
 
 @pytest.mark.parametrize("name, dotted, display", [
@@ -317,7 +356,7 @@ def test_go_to_definition_of_an_overload_lands_on_its_name(ks, kitchen):
     ("größe", "com.acme.kitchen.Counter.größe", "größe"),
 ])
 def test_names_resolve_in_every_form(ks, name, dotted, display):
-    symbol = ok(ks, "goToDefinition", {"symbol": name})["symbol"]
+    symbol = ok(ks, "goToDefinition", {"symbol": name})["symbolInfo"]
     assert (symbol["dottedPath"], symbol["display"]) == (dotted, display)
 
 
@@ -340,23 +379,29 @@ def test_no_match_is_not_found_never_an_empty_list(ks):
 
 def test_call_hierarchy_lists_incoming_and_outgoing_calls_with_their_sites(ks):
     result = ok(ks, "callHierarchy", {"repo": "kitchen-sink", "symbol": "Kitchen.counting"})
-    table = result["symbols"]
-    assert [(table[c["caller"]]["display"], start(c["callSite"])) for c in result["incomingCalls"]] == [
-        ("main(String[])", (29, 27))]
-    out = [(table[c["callee"]]["dottedPath"], table[c["callee"]]["display"], start(c["callSite"]),
-            c["callSite"]["kind"]) for c in result["outgoingCalls"]]
+    assert result["symbol"] == "Kitchen.counting" and "symbols" not in result
+    assert result["resolvedSymbol"] == KS_SCIP + "com/acme/kitchen/Kitchen#counting()."
+    [main] = result["incomingCalls"]
+    assert main["symbol"] == {"symbol": KS_SCIP + "com/acme/kitchen/Kitchen#main().", "displayName": "main",
+                              "kind": "METHOD", "symbolKey": main["symbol"]["symbolKey"],
+                              "dottedPath": "com.acme.kitchen.Kitchen.main", "display": "main(String[])"}
+    assert main["location"] == {"path": KITCHEN, "range": {"start": {"line": 29, "character": 27},
+                                                           "end": {"line": 29, "character": 35}}}
+    assert main["kind"] == "invocation"
+    out = [(c["symbol"]["dottedPath"], c["symbol"]["display"], start(c["location"]), c["kind"])
+           for c in result["outgoingCalls"]]
     assert ("com.acme.kitchen.Counter.add", "add(int)", (75, 16), "invocation") in out
     assert ("com.acme.kitchen.Counter.add", "add(int, int)", (76, 16), "invocation") in out
     assert ("com.acme.kitchen.Counter", "Counter", (74, 30), "construction") in out  # default ctor
-    assert result["outgoingCalls"][1]["callSite"]["context"] == "        counter.add(5);"
+    assert result["outgoingCalls"][1]["context"] == "counter.add(5);"
     assert result["incomingTotal"] == 1 and result["truncated"] is False
 
 
 def test_call_hierarchy_names_the_constructor_as_callee_of_new(ks):
     result = ok(ks, "callHierarchy", {"symbol": "Kitchen.shapes"})
-    at_38 = [result["symbols"][c["callee"]]["display"] for c in result["outgoingCalls"]
-             if start(c["callSite"]) == (37, 23)]
-    assert at_38 == ["Circle(double)"]
+    at_38 = [(c["symbol"]["displayName"], c["symbol"]["kind"], c["symbol"]["display"])
+             for c in result["outgoingCalls"] if start(c["location"]) == (37, 23)]
+    assert at_38 == [("Circle", "CONSTRUCTOR", "Circle(double)")]
 
 
 def test_call_queries_leave_javadoc_mentions_out(ks):
@@ -373,15 +418,18 @@ def test_get_callers_searches_across_modules_with_editor_positions(served, react
     app_test = "app/src/test/java/com/acme/app/AppTest.java"
     service = "service/src/main/java/com/acme/service/GreetingService.java"
     app_line, service_line = _line(root, app_test, 30), _line(root, service, 20)
+    # seed 002: `repo` is the workspace root; pybridge's slug stands beside it
     assert result["callers"] == [
         {"path": app_test, "line": 31, "column": app_line.index("greet(null)") + 1,
-         "caller_fn": "com.acme.app.AppTest.coreGreeterThroughService()", "repo": "reactor",
-         "snippet": app_line.strip()},
+         "caller_fn": "com.acme.app.AppTest.coreGreeterThroughService()", "repo": str(root),
+         "snippet": app_line.strip(), "slug": "reactor"},
         {"path": service, "line": 21, "column": service_line.index("greet(name)") + 1,
-         "caller_fn": "com.acme.service.GreetingService.welcome(String)", "repo": "reactor",
-         "snippet": "return new Message(greeter.greet(name));"}]
-    assert result["total"] == 2 and result["truncated"] is False
-    assert ENVELOPE <= result.keys() and [w["repo"] for w in result["workspaces"]] == ["reactor"]
+         "caller_fn": "com.acme.service.GreetingService.welcome(String)", "repo": str(root),
+         "snippet": "return new Message(greeter.greet(name));", "slug": "reactor"}]
+    assert result["symbol"] == "com.acme.core.Greeter.greet" and result["total"] == 2
+    assert result["truncated"] is False
+    assert ENVELOPE <= result.keys() and [(w["repo"], w["slug"]) for w in result["workspaces"]] == [
+        (str(root), "reactor")]
     main_only = ok(served, "get_callers", {"symbol": "com.acme.core.Greeter.greet",
                                            "include_tests": False, "repo": "reactor"})
     assert [c["path"] for c in main_only["callers"]] == [service]

@@ -38,8 +38,9 @@ def test_generated_sources_are_indexed_and_marked_generated_in_the_answers(tmp_p
         assert factory["scope"] == "main"
         [counter] = ok(facade, "find_symbol", {"query": "com.acme.kitchen.Counter", "kind": "CLASS"})["symbols"]
         assert "generated" not in counter      # flags appear only when true
-        refs = ok(facade, "find_references", {"symbolKey": key_of(facade, "CounterFactory.make")})["references"]
-        assert [(r["path"], start(r), r["scope"], r.get("generated", False)) for r in refs] == [
+        page = ok(facade, "find_references", {"symbolKey": key_of(facade, "CounterFactory.make")})
+        refs, shared = page["references"], page["shared"]    # a row's scope: its own, or the page's
+        assert [(r["path"], start(r), r.get("scope", shared["scope"]), r.get("generated", False)) for r in refs] == [
             (GEN_TEST, (6, 30), "test", True)]
         counter_refs = ok(facade, "find_references", {"symbolKey": counter["symbolKey"]})["references"]
         by_origin = {(r["path"].startswith("target/"), r.get("generated", False)) for r in counter_refs}

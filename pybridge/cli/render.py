@@ -59,16 +59,12 @@ def _cut(shown: int, total: int, what: str) -> str:
     return f"(showing the first {shown} of {total} {what}; --limit N shows up to 500)"
 
 
-def _entry(table: list[dict[str, Any]], index: int | None) -> dict[str, Any] | None:
-    return table[index] if index is not None and 0 <= index < len(table) else None
-
-
 def references(r: dict[str, Any]) -> str:
     rows, total = r.get("references", []), r.get("total", len(r.get("references", [])))
-    lines = [f"{_sym(r.get('symbol'))}: {total} occurrences"]
+    lines = [f"{_sym(r.get('symbolInfo'))}: {total} occurrences"]
     for ref in rows:
-        container = _entry(r.get("containers", []), ref.get("container")) or {}
-        lines.append(f"  {_at(ref):60} {ref['kind']:16} in {container.get('dottedPath', '-')}")
+        container = ref.get("container") or {}
+        lines.append(f"  {_at(ref):60} {ref['kind']:16} in {container.get('name', '-')}")
     if r.get("truncated"):
         lines.append(_cut(len(rows), total, "occurrences"))
     return "\n".join(lines) + _stale(r)
@@ -78,7 +74,7 @@ def callers(r: dict[str, Any]) -> str:
     rows, total = r.get("callers", []), r.get("total", 0)
     lines = [f"{total} call sites"]
     for c in rows:
-        lines.append(f"  {c['repo']}:{c['path']}:{c['line']}:{c['column']}  {c.get('caller_fn')}\n"
+        lines.append(f"  {c.get('slug', c['repo'])}:{c['path']}:{c['line']}:{c['column']}  {c.get('caller_fn')}\n"
                      f"      {c.get('snippet', '').strip()}")
     if r.get("truncated"):
         lines.append(_cut(len(rows), total, "call sites"))
@@ -86,13 +82,12 @@ def callers(r: dict[str, Any]) -> str:
 
 
 def hierarchy(r: dict[str, Any]) -> str:
-    table = r.get("symbols", [])
-    lines = [_sym(r.get("symbol")), "  calls:"]
+    lines = [_sym(r.get("symbolInfo")), "  calls:"]
     for call in r.get("outgoingCalls", []):
-        lines.append(f"    {_sym(_entry(table, call.get('callee'))):70} at {_at(call.get('callSite'))}")
+        lines.append(f"    {_sym(call.get('symbol')):70} at {_at(call.get('location'))}")
     lines.append("  called by:")
     for call in r.get("incomingCalls", []):
-        lines.append(f"    {_sym(_entry(table, call.get('caller'))):70} at {_at(call.get('callSite'))}")
+        lines.append(f"    {_sym(call.get('symbol')):70} at {_at(call.get('location'))}")
     if r.get("truncated"):
         lines.append(f"(cut: {r.get('outgoingTotal')} calls out, {r.get('incomingTotal')} calls in in all; "
                      f"`pybridge tool callHierarchy` with a larger limit shows more)")
@@ -122,7 +117,7 @@ def error(r: dict[str, Any]) -> str:
 
 
 def definitions(r: dict[str, Any]) -> str:
-    return "\n".join([_sym(r.get("symbol"))] + [f"  {_at(d)}" for d in r.get("definitions", [])]) + _stale(r)
+    return "\n".join([_sym(r.get("symbolInfo"))] + [f"  {_at(d)}" for d in r.get("definitions", [])]) + _stale(r)
 
 
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {

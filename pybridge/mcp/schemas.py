@@ -16,11 +16,18 @@ tool's output schema" instead of the error). So every output schema:
   `hint`, `served`, `field`, `cause`; the server instructions describe them
   once, for every tool);
 - requires, through `anyOf`, either the fields every answer of the tool has
-  (the result model's required fields, but the freshness envelope's) or
+  (the result model's required fields, but the freshness envelope's; for a
+  seed tool whose seed shows the answer, the seed's fields and envelope) or
   `error` and `code`.
 
-The answer's fields are named, not typed, and its optional fields
-(`nextCursor`, `hint`, `resolvedSymbol`, ...) and the envelope
+The seed tools' fields that their seed documents show (`results.Model.seed_fields`)
+are typed, all the way down, so that a client that checks answers checks the
+seed's shape (issue 21): `symbol` and `resolvedSymbol`, the rows' `path` and
+`range`, callHierarchy's `{symbol: {symbol, displayName, kind}, location}`,
+get_callers' rows, find_references' coverage flags and `nextCursor`. A shape
+met twice is said once in the schema's `$defs` (the TypeScript SDK's validator
+and jsonschema resolve it). pybridge's own fields are named, not typed, and
+the optional ones (`nextCursor`, `hint`, ...) and the envelope
 (`results.ENVELOPE_FIELDS`, described once in the instructions) are left to
 the open top level. Full nested schemas of nine tools made `tools/list` 20 KB
 without a single description (the budget is 16 KB for everything), and
@@ -29,15 +36,20 @@ even each top-level field's JSON type, the envelope repeated in every schema
 and the optional fields took 5 KB of the 16. Hosts hand the model a tool's
 description and input schema, not its output schema, which clients use to
 check answers (the answers are the result models, checked by pydantic when
-the handler builds them): so the output schemas are what was cut.
+the handler builds them): so the output schemas are what was cut, and typed
+only where a seed asks. Input schemas leave out text lengths (`maxLength`,
+`minLength`), which the argument models enforce: `tools/list` is 16,282 bytes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import types
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from pybridge.query import TOOLS
-from pybridge.query.results import ENVELOPE_FIELDS
+from pybridge.query.results import ENVELOPE_FIELDS, ENVELOPE_SEED, Model
 
 _KEEP_TITLE_UNDER = ("properties", "$defs")   # there `title` is a field or model name, not a title
 
@@ -94,21 +106,107 @@ def _not_null(node: Any) -> Any:
 
 
 def input_schema(name: str) -> dict[str, Any]:
-    """The argument model's schema (its docstring left out: the tool's description says it)."""
-    schema: dict[str, Any] = _not_null(_untitled(_inline(TOOLS[name].args.model_json_schema())))
+    """The argument model's schema (its docstring left out: the tool's description says it; text
+    lengths left out: the argument models still refuse an empty or overlong text as
+    `invalid_argument` naming the field)."""
+    schema: dict[str, Any] = _untitled(_not_null(_inline(TOOLS[name].args.model_json_schema())),
+                                       drop=("title", "maxLength", "minLength"))
     schema.pop("description", None)
     schema.setdefault("type", "object")
     return schema
 
 
+_JSON_TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
+
+
+class _SeedSchema:
+    """The typed schema of a seed tool's fields (`results.Model.seed_fields`): JSON types all the
+    way down, no descriptions (the seed documents say what the fields mean). A model is an object
+    of its seed fields (all its fields when it names none); `X | None` admits null; an optional
+    seed field is absent, never null. A model met twice (a range's two positions, callHierarchy's
+    two lists of calls) is said once, in `$defs`."""
+
+    def __init__(self, result: type[Model]) -> None:
+        self.uses: dict[type[Model], int] = {}
+        self.defs: dict[str, Any] = {}
+        self._count(result)
+        self.uses[result] = 0              # the answer itself is the schema, never a reference
+        self.properties, self.required = self._fields(result)
+
+    def _models(self, annotation: Any) -> list[type[Model]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            assert issubclass(annotation, Model), annotation
+            return [annotation]
+        return [m for a in get_args(annotation) for m in self._models(a)]
+
+    def _count(self, model: type[Model]) -> None:
+        self.uses[model] = self.uses.get(model, 0) + 1
+        if self.uses[model] == 1:
+            for name in model.seed_fields or tuple(model.model_fields):
+                for inner in self._models(model.model_fields[name].annotation):
+                    self._count(inner)
+
+    def _typed(self, annotation: Any) -> dict[str, Any]:
+        origin = get_origin(annotation)
+        if origin in (Union, types.UnionType):
+            kept = [a for a in get_args(annotation) if a is not type(None)]
+            if len(kept) != 1:
+                raise TypeError(f"a seed field is one type, or that type | None; not {annotation}")
+            inner = self._typed(kept[0])
+            return {"anyOf": [inner, {"type": "null"}]} if "$ref" in inner else \
+                {**inner, "type": [inner["type"], "null"]}
+        if origin is list:
+            return {"type": "array", "items": self._typed(get_args(annotation)[0])}
+        if origin is Literal:
+            return {"type": "string"}
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            assert issubclass(annotation, Model), annotation
+            return self._object(annotation)
+        return {"type": _JSON_TYPES[annotation]}
+
+    def _object(self, model: type[Model]) -> dict[str, Any]:
+        if self.uses.get(model, 1) < 2:
+            properties, required = self._fields(model)
+            return {"type": "object", "properties": properties, "required": required}
+        if model.__name__ not in self.defs:
+            self.defs[model.__name__] = {}          # taken before its fields are typed
+            properties, required = self._fields(model)
+            self.defs[model.__name__] = {"type": "object", "properties": properties, "required": required}
+        return {"$ref": f"#/$defs/{model.__name__}"}
+
+    def _fields(self, model: type[Model]) -> tuple[dict[str, Any], list[str]]:
+        properties, required = {}, []
+        for name in model.seed_fields or tuple(model.model_fields):
+            field = model.model_fields[name]
+            typed = self._typed(field.annotation)
+            if name in model.seed_optional and isinstance(typed.get("type"), list):
+                typed = {**typed, "type": typed["type"][0]}
+            alias = field.serialization_alias or name
+            properties[alias] = typed
+            if name not in model.seed_optional:
+                required.append(alias)
+        return properties, required
+
+
 def output_schema(name: str) -> dict[str, Any]:
-    """The answer's required fields, or the error object (see above)."""
-    full = TOOLS[name].result.model_json_schema(by_alias=True, mode="serialization")
+    """The answer's required fields, or the error object (see above); a seed tool's answer also
+    types the fields its seed document shows."""
+    result = TOOLS[name].result
+    full = result.model_json_schema(by_alias=True, mode="serialization")
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {"error": {"type": "string"}, "code": {"type": "string"}},
     }
     required = [k for k in full.get("required", []) if k not in ENVELOPE_FIELDS]
+    if result.seed is not None:
+        seed = _SeedSchema(result)
+        schema["properties"].update(seed.properties)
+        if result.seed_shape:     # the seed's answer: its fields (pybridge's stand beside them, open)
+            required = seed.required + list(ENVELOPE_SEED if result.seed_envelope else ())
+        else:
+            required += [k for k in seed.required if k not in required]
+        if seed.defs:
+            schema["$defs"] = seed.defs
     if required:      # with nothing required, the error object validates as it is
         schema["anyOf"] = [{"required": required}, {"required": ["error", "code"]}]
     return schema

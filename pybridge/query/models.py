@@ -75,16 +75,16 @@ UNICODE = AfterValidator(_unicode)
 
 
 Repo = Annotated[str | None, Field(description=(
-    "The workspace's slug or root path."),
+    "Workspace slug or root path."),
     max_length=PATH_MAX), AfterValidator(lambda v: v if v is None else _unicode(v))]
 Module = Annotated[str | None, Field(description=(
-    "Only this module: `groupId:artifactId` or its artifactId."), max_length=NAME_MAX), AfterValidator(
+    "Only this module (groupId:artifactId, or artifactId)."), max_length=NAME_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
-Scope = Annotated[Literal["main", "test"] | None, Field(description="Only `main` or only `test` sources.")]
+Scope = Annotated[Literal["main", "test"] | None, Field(description="Only main or only test sources.")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
     "The previous page's `nextCursor`."))]
 SymbolName = Annotated[str, _text(NAME_MAX, (
-    "The symbol's name: `greet`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol.")), UNICODE]
+    "A name (`Greeter.greet`, `greet(String)`, ...) or SCIP symbol.")), UNICODE]
 
 
 RefKind = Literal["read", "write", "read_write", "invocation", "construction", "method_reference",
@@ -126,10 +126,10 @@ class FindSymbolArgs(ToolArgs):
     """Exact discovery of declarations by name."""
 
     query: Annotated[str, _text(NAME_MAX, (
-        "The name: `Greeter`, `Greeter.greet`, `greet(String)`, a path form or a SCIP symbol.")), UNICODE]
+        "A name (`Greeter`, `greet(String)`, ...) or SCIP symbol.")), UNICODE]
     repo: Repo = None
     kind: Annotated[str | None, Field(max_length=40, description=(
-        "Only declarations of this kind: " + ", ".join(NAMED_KINDS) + "."
+        "Only this kind: " + ", ".join(NAMED_KINDS) + "."
     )), AfterValidator(lambda v: v if v is None else _kind(v))] = None
     module: Module = None
     scope: Scope = None
@@ -142,18 +142,18 @@ class SymbolAtArgs(ToolArgs):
     """The symbol declared or referenced at a position."""
 
     repo: Repo = None
-    path: Annotated[str, _text(PATH_MAX, "The source file, relative to the workspace root (or absolute inside it)."),
+    path: Annotated[str, _text(PATH_MAX, "The source file (workspace-relative, or absolute in it)."),
                     UNICODE]
     line: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0},
                                description="0-based line (LSP).")]
     character: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
-        "0-based UTF-16 character (LSP); the end of a name counts as on it."))]
+        "0-based UTF-16 character (LSP); a name's end counts as on it."))]
 
 
 class FindReferencesArgs(ToolArgs):
     """Every reference to one exact symbol, paged, with coverage."""
 
-    symbolKey: Annotated[str, _text(KEY_MAX, "From find_symbol, symbol_at or an earlier answer."), UNICODE]
+    symbolKey: Annotated[str, _text(KEY_MAX, "From find_symbol or symbol_at."), UNICODE]
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
@@ -172,7 +172,7 @@ class GetCallersArgs(ToolArgs):
 
     symbol: SymbolName
     repo: Annotated[str | None, Field(max_length=PATH_MAX, description=(
-        "The workspace (slug or root path). Default: every served workspace.")),
+        "Workspace slug or root path (default: every served workspace).")),
         AfterValidator(lambda v: v if v is None else _unicode(v))] = None
     include_tests: Annotated[bool, Field(strict=True, description=(
         "Include call sites in test sources."))] = True

@@ -16,7 +16,7 @@ Adding a tool: declare it in its family's module (a new family: a new
 `tools_<family>.py` and its name in FAMILIES); argument and result models go
 beside it or in `models`/`results`.
 
-What every tool shares (positions, errors, compact rows) is said once, in
+What every tool shares (positions, errors, the seed shapes, bounds) is said once, in
 CONVENTIONS: the MCP server's instructions and the CLI help carry it, so the
 tool descriptions do not repeat it.
 """
@@ -38,7 +38,8 @@ Progress = Callable[[float, "float | None", str], None]
 CONVENTIONS = (
     "Positions: a `range` or `position` object is 0-based (LSP: line, character in UTF-16 code "
     "units, end exclusive); every flat `line` or `column` field is 1-based, as an editor shows it "
-    "(the column in code points). Paths are relative to the workspace root.\n"
+    "(the column in code points). Paths are relative to the workspace root (in arguments, absolute "
+    "paths inside it work too).\n"
     "`repo`: a workspace's slug (as status lists it) or its root path; optional when one workspace "
     "is served.\n"
     "Names (the name tools, find_symbol): exact and case-sensitive, among types, methods, "
@@ -49,9 +50,15 @@ CONVENTIONS = (
     "Every answer carries the freshness envelope: `commit` (git HEAD at the sync, or null), "
     "`generated_at`, `stale` and `freshness` (`fresh` or `stale`: files changed since the sync, "
     "the first of them in `changed`), `checked_at`.\n"
-    "Compact rows: a reference row's `container` is an index into the answer's `containers` "
-    "table, and a call's `caller`/`callee` an index into `symbols`. Every list is bounded: paged "
-    "with `nextCursor` (keep the other arguments unchanged) or cut with `total` and `truncated`.\n"
+    "Name tools answer in their seed documents' shapes: `symbol` is the name asked, "
+    "`resolvedSymbol` the SCIP symbol it resolved to (only when the name was not that), "
+    "`symbolInfo` the symbol with its symbolKey; callHierarchy calls are {symbol: {symbol, "
+    "displayName, kind}, location: {path, range}}; get_callers rows name the workspace root in "
+    "`repo`. find_references rows are compact: `container` indexes `containers`, and `module` and "
+    "`scope` are said once in `shared` (a row that differs has its own).\n"
+    "Every list is bounded: paged with `nextCursor` (keep the other arguments unchanged; a "
+    "find_references page holds `limit` references, default 100) or cut with `total` and "
+    "`truncated` (given no limit, also at about 32 KB).\n"
     "Errors: an error result carries `error` (what to do) and `code`: `not_synced` -> call sync; "
     "`stale_key` -> use `replacement` or repeat discovery; `stale_snapshot` -> files in `changed` "
     "changed since the last sync: call sync, then repeat; `ambiguous` -> pick one of `candidates` "

@@ -44,7 +44,6 @@ _OVERLOAD = re.compile(r"^(?P<name>[^()]*?)\s*\((?P<params>[^()]*)\)\s*$")
 class Resolved:
     symbol_id: int
     decls: list[DeclRow]          # every declaration row of the symbol (one, nearly always)
-    changed: bool                 # the input is not the symbol's own dotted path or SCIP symbol
 
     @property
     def decl(self) -> DeclRow:
@@ -181,9 +180,7 @@ def resolve(view: View, text: str) -> Resolved | None:
     if len(groups) > 1:
         raise ambiguous(text, [candidate(view, rows[0]) for rows in groups.values()])
     sid, rows = next(iter(groups.items()))
-    d = rows[0]
-    forms = {d.dotted, view.scip(d.scip, d.module), d.scip, qualified(d.dotted, d.display, d.kind)}
-    return Resolved(sid, rows, changed=text.strip() not in forms)
+    return Resolved(sid, rows)
 
 
 def ambiguous(text: str, candidates: list[dict[str, Any]], total: int | None = None) -> QueryError:

@@ -11,15 +11,23 @@ Positions (DESIGN section 7): a `range` or `position` object is 0-based
 `line` or `column` field is 1-based, as an editor shows it (the column counted
 in Unicode code points).
 
-Compact rows: what repeats across the rows of one answer is said once.
-Reference rows name their container by index into the answer's
-`containers` table; call rows name their caller or callee by index into
-`symbols`.
+The seed tools (`findReferences`, `find_references`, `get_callers`,
+`callHierarchy`; DESIGN section 7, `../shared/seeds/`) answer in their seed
+document's shape: every field the document shows keeps its name, type and
+meaning, and pybridge's own fields stand beside them. A model says which of
+its fields a seed shows in `seed_fields` (and a seed tool's result which seed
+it follows in `seed`): the MCP output schema types those fields
+(`pybridge.mcp.schemas`), so a client that validates answers checks them.
+
+Compact rows (pybridge's own shapes only): what repeats across the rows of one
+`find_references` page is said once. Its rows name their container by index
+into the answer's `containers` table, and carry `module` and `scope` only
+where they differ from the page's `shared` ones.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,9 +35,24 @@ from pydantic import BaseModel, ConfigDict, Field
 class Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    seed_fields: ClassVar[tuple[str, ...]] = ()
+    """The fields a seed document shows (typed in the output schema); empty: none, or (for a
+    nested model inside a seed field) all of them."""
+    seed_optional: ClassVar[tuple[str, ...]] = ()
+    """Seed fields that may be absent (never null when present)."""
+
 
 class Result(Model):
     """Base of a tool's answer."""
+
+    seed: ClassVar[str | None] = None
+    """The seed document (file name in `../shared/seeds/`) whose shape the answer follows."""
+    seed_shape: ClassVar[bool] = False
+    """The seed shows the answer: its output schema requires the seed's fields (and the envelope
+    when the seed shows it), and leaves pybridge's own fields to its open top level."""
+    seed_envelope: ClassVar[bool] = False
+    """The seed shows the freshness envelope: the output schema requires its fields by name (their
+    types are the instructions', said once for every tool)."""
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
@@ -49,6 +72,8 @@ class Envelope(Result):
 ENVELOPE_FIELDS = tuple(Envelope.model_fields)
 """The envelope's fields: every answer's, described once (`registry.CONVENTIONS`), not in each
 output schema."""
+ENVELOPE_SEED = tuple(f for f in ENVELOPE_FIELDS if f != "changed")
+"""The envelope as the seeds of findReferences and callHierarchy show it (`changed` is pybridge's)."""
 
 
 class Position(Model):
@@ -65,6 +90,11 @@ class Declaration(Model):
     path: str
     range: Range = Field(description="The name.")
     fullRange: Range = Field(description="The whole declaration.")
+
+
+class Container(Model):
+    symbolKey: str
+    name: str = Field(description="Type.member(params), e.g. ArrayUtilsTest.testAdd(); a type's simple name.")
 
 
 class Summary(Model):
@@ -100,19 +130,28 @@ class SymbolHere(Symbol):
 
 
 class Reference(Model):
+    """A row of `find_references` (compact: see the module's docstring)."""
+
     path: str
     range: Range
-    kind: str = Field(description="A reference kind, or `definition` (findReferences).")
-    module: str
-    scope: str
+    kind: str = Field(description="A reference kind.")
+    module: str | None = Field(None, description="Absent when it is `shared.module`.")
+    scope: str | None = Field(None, description="Absent when it is `shared.scope`.")
     container: int | None = Field(None, description="Index into `containers`; null for none.")
-    context: str | None = Field(None, description="The source line.")
+    context: str | None = Field(None, description="The source line, trimmed (see `source.snippet`).")
     javadoc: bool = False
     import_: bool = Field(False, alias="import", serialization_alias="import")
     generated: bool = Field(False, description="In generated code (Lombok, generated sources).")
     via: Summary | None = Field(None, description="On a field's references: the generated accessor called.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Shared(Model):
+    """What every row of a page has unless it says otherwise."""
+
+    module: str | None = None
+    scope: str | None = None
 
 
 class Limitation(Model):
@@ -136,6 +175,8 @@ class Blockers(Model):
 
 
 class Meta(Model):
+    seed_fields = ("referenceCoverage", "callerCoverage")
+
     generation: int
     total: int
     referenceCoverage: bool
@@ -262,9 +303,15 @@ class SymbolAtResult(Envelope):
 
 
 class FindReferencesResult(Envelope):
+    seed = "001_c4f6831c1dc53aab.txt"     # its notes name these fields; it shows no answer
+    seed_fields = ("meta", "nextCursor")
+    seed_optional = ("nextCursor",)
+
     symbol: Symbol
     references: list[Reference]
-    containers: list[Summary] = Field(description="The containers the rows' `container` indexes point to.")
+    shared: Shared | None = Field(None, description="The rows' module and scope, said once (a row that "
+                                                    "differs says its own).")
+    containers: list[Container] = Field(description="The containers the rows' `container` indexes point to.")
     relations: Relations
     meta: Meta
     nextCursor: str | None = Field(None, description="Pass back as `cursor` (other arguments unchanged).")
@@ -272,12 +319,37 @@ class FindReferencesResult(Envelope):
 
 # names -----------------------------------------------------------------------------------------
 
+class NamedReference(Model):
+    """A row of `findReferences`: the seed's `path` and `range`, then pybridge's fields."""
+
+    seed_fields = ("path", "range")
+
+    path: str
+    range: Range
+    kind: str = Field(description="A reference kind, or `definition`.")
+    module: str
+    scope: str
+    container: Container | None = Field(None, description="The enclosing declaration; null for none.")
+    context: str | None = Field(None, description="The source line, trimmed.")
+    javadoc: bool = False
+    import_: bool = Field(False, alias="import", serialization_alias="import")
+    generated: bool = Field(False, description="In generated code (Lombok, generated sources).")
+    via: Summary | None = Field(None, description="On a field's references: the generated accessor called.")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
 
 class FindReferencesByNameResult(Envelope):
-    symbol: Symbol
-    resolvedSymbol: str | None = None
-    references: list[Reference]
-    containers: list[Summary]
+    seed = "000_0b0ca0a93f870c03.txt"
+    seed_fields = ("symbol", "resolvedSymbol", "references")
+    seed_envelope = True
+    seed_shape = True
+    seed_optional = ("resolvedSymbol",)
+
+    symbol: str = Field(description="The name asked, as given.")
+    resolvedSymbol: str | None = Field(None, description="The SCIP symbol, when the name asked was not it.")
+    symbolInfo: Symbol
+    references: list[NamedReference]
     total: int
     truncated: bool
     meta: Meta
@@ -293,58 +365,89 @@ class Definition(Model):
 
 
 class GoToDefinitionResult(Envelope):
-    symbol: Symbol
-    resolvedSymbol: str | None = None
+    seed = "000_0b0ca0a93f870c03.txt"      # its resolution rung
+    seed_fields = ("symbol", "resolvedSymbol")
+    seed_optional = ("resolvedSymbol",)
+
+    symbol: str = Field(description="The name asked, as given.")
+    resolvedSymbol: str | None = Field(None, description="The SCIP symbol, when the name asked was not it.")
+    symbolInfo: Symbol
     definitions: list[Definition]
 
 
-class CallSite(Model):
+class CallPeer(Model):
+    """The caller or callee of a call: the seed's `symbol` (SCIP), `displayName` and `kind`, then its
+    key and names."""
+
+    seed_fields = ("symbol", "displayName", "kind")
+
+    symbol: str
+    displayName: str
+    kind: str
+    symbolKey: str
+    dottedPath: str | None = None
+    display: str | None = Field(None, description="e.g. greet(String)")
+
+
+class Location(Model):
     path: str
     range: Range
-    kind: str
-    context: str | None = None
 
 
-class IncomingCall(Model):
-    caller: int | None = Field(description="Index into `symbols`; null outside any declaration.")
-    callSite: CallSite
+class CallRow(Model):
+    seed_fields = ("symbol", "location")
 
-
-class OutgoingCall(Model):
-    callee: int | None = Field(description="Index into `symbols`.")
-    callSite: CallSite
+    symbol: CallPeer | None = Field(description="Null only for a call outside any declaration.")
+    location: Location = Field(description="The call site.")
+    kind: str = Field(description="invocation, construction or method_reference.")
+    context: str | None = Field(None, description="The source line, trimmed.")
 
 
 class CallHierarchyResult(Envelope):
-    symbol: Symbol
-    resolvedSymbol: str | None = None
-    symbols: list[Summary] = Field(description="Callers and callees, indexed by the calls.")
-    incomingCalls: list[IncomingCall]
-    outgoingCalls: list[OutgoingCall]
+    seed = "003_5b8f363586d578f6.txt"
+    seed_fields = ("symbol", "resolvedSymbol", "incomingCalls", "outgoingCalls")
+    seed_envelope = True
+    seed_shape = True
+    seed_optional = ("resolvedSymbol",)
+
+    symbol: str = Field(description="The name asked, as given.")
+    resolvedSymbol: str | None = Field(None, description="The SCIP symbol, when the name asked was not it.")
+    symbolInfo: Symbol
+    incomingCalls: list[CallRow]
+    outgoingCalls: list[CallRow]
     incomingTotal: int
     outgoingTotal: int
     truncated: bool
 
 
 class Caller(Model):
+    seed_fields = ("path", "line", "column", "caller_fn", "repo", "snippet")
+
     path: str
     line: int = Field(description="1-based.")
     column: int = Field(description="1-based, in code points.")
-    caller_fn: str | None = None
-    repo: str
+    caller_fn: str | None = Field(description="The enclosing method, qualified, with its parameter types.")
+    repo: str = Field(description="The workspace root.")
     snippet: str
+    slug: str = Field(description="The workspace's slug.")
 
 
 class WorkspaceEnvelope(Envelope):
-    repo: str
+    repo: str = Field(description="The workspace root.")
+    slug: str
     generation: int
 
 
 class GetCallersResult(Envelope):
+    seed = "002_64d81e31907cc2a8.txt"
+    seed_fields = ("symbol", "callers", "total", "truncated")
+    seed_shape = True
+
+    symbol: str = Field(description="The name asked, as given.")
     callers: list[Caller]
     total: int
     truncated: bool
-    resolvedSymbol: str | None = None
+    resolvedSymbol: str | None = Field(None, description="The SCIP symbol, when the name asked was not it.")
     workspaces: list[WorkspaceEnvelope]
     notSynced: list[str] | None = None
 

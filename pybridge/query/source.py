@@ -6,6 +6,8 @@
   never read.
 - `check_position` validates an LSP position (0-based line, 0-based UTF-16
   character) against a file's lines; its message names the valid range.
+- `snippet` is a source line as reference and call rows show it: without its
+  indentation, and cut around the reference when it is long.
 - `Sources` reads the lines of source files that the published generation
   lists (never anything else), decoded with the module's encoding, split on
   `\\n`, `\\r\\n` and `\\r` as the compiler counts lines, and caches a few.
@@ -20,7 +22,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from pybridge.facts import utf16_len
+from pybridge.facts import codepoints, utf16_len
 
 from .errors import invalid, show
 
@@ -28,6 +30,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CACHE_FILES = 2048
 _CACHE_BYTES = 48 * 2**20   # source bytes kept at most (the lines take about twice that in memory)
 MAX_CONTEXT = 1000   # characters of a source line shown as context
+SNIPPET_MAX = 100    # characters of a source line shown in a reference or call row
 
 
 def workspace_path(roots: tuple[str, ...], text: str) -> str:
@@ -136,3 +139,19 @@ def context(text: str | None) -> str | None:
     if text is None or len(text) <= MAX_CONTEXT:
         return text
     return text[:MAX_CONTEXT] + "…"
+
+
+def snippet(text: str | None, character: int = 0) -> str | None:
+    """A source line as a reference or call row shows it: without its indentation and trailing
+    blanks; a line longer than SNIPPET_MAX characters is cut to SNIPPET_MAX around `character`
+    (the reference's 0-based UTF-16 start in the line), with `…` where it was cut. Rows of 100
+    references stay near 32 KB this way (bench/RESULTS.md, "Answer sizes")."""
+    if text is None:
+        return None
+    body = text.strip()
+    if len(body) <= SNIPPET_MAX:
+        return body
+    at = codepoints(text, character) - (len(text) - len(text.lstrip()))
+    begin = max(0, min(at - SNIPPET_MAX // 4, len(body) - SNIPPET_MAX))
+    cut = body[begin:begin + SNIPPET_MAX].strip()
+    return ("…" if begin > 0 else "") + cut + ("…" if begin + SNIPPET_MAX < len(body) else "")

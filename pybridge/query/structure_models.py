@@ -31,9 +31,9 @@ DIAGNOSTICS_DEFAULT = 100
 LIST_MAX = 1000
 
 SymbolKey = Annotated[str, Field(min_length=1, max_length=KEY_MAX, strict=True, description=(
-    "From find_symbol, symbol_at or an earlier answer.")), AfterValidator(_unicode)]
+    "From find_symbol or symbol_at.")), AfterValidator(_unicode)]
 Path = Annotated[str, Field(min_length=1, max_length=PATH_MAX, strict=True, description=(
-    "The source file, relative to the workspace root (or absolute inside it).")),
+    "The source file (workspace-relative, or absolute in it).")),
     AfterValidator(_unicode)]
 
 

@@ -12,7 +12,9 @@ Results (plus the freshness envelope)::
                                                         "kind", "range"},
                      "alternatives": [the other symbols named at the same position, e.g. the
                                       class of `new Circle(…)` after its constructor]}
-    find_references {"symbol": symbol, "references": [reference…], "containers": [summary…],
+    find_references {"symbol": symbol, "references": [reference… ("module" and "scope" only where
+                     they differ from "shared")], "shared": {"module", "scope"}? (when not empty),
+                     "containers": [{"symbolKey", "name"}…] (view.container),
                      "relations": {"overrides", "overriddenBy", "extends", "extendedBy",
                                    "implements", "implementedBy": [summary…],
                                    "generatedFrom"?, "generatedAccessors"? (Lombok; only when not empty),
@@ -26,6 +28,13 @@ Results (plus the freshness envelope)::
 `include_imports` (default true: omitted, the answer is every reference).
 `meta.total` counts what the filters keep. Coverage is the symbol's, whatever
 the kind filters: it says whether any reference could be missing.
+
+`find_references` pages (seed 001): a page holds `limit` references (default
+100, at most 500), exactly, and no byte bound cuts it. Its rows are kept small
+instead: the source line without its indentation, cut around the reference
+(`source.snippet`), the container as an index into `containers`, and the
+module and scope said once in `shared` (a row carries its own only where they
+differ). A default page of a much-used symbol is about 32 KB (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -45,7 +54,7 @@ from .registry import Call, tool
 from .resolve import lookup
 from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
 from .source import check_position, workspace_path
-from .view import View, fit, pick, rng, viewing
+from .view import View, fit, rng, viewing
 
 RELATION_SHOWN = 10     # summaries per relation list; `relations.totals` counts the rest
 _BATCH = 500
@@ -213,12 +222,10 @@ def _page(reader: Reader, sid: list[int], a: FindReferencesArgs, module: str | N
 
 
 @tool("find_references", args=FindReferencesArgs, result=FindReferencesResult, description="""
-    Every reference to one symbol, exact: path, range, kind, container and source line; the
-    compiler's overrides/extends/implements facts; and coverage: referenceCoverage true means an
-    empty or short list proves nothing else refers to the symbol. Takes the symbolKey from
-    find_symbol or symbol_at; pages with nextCursor. referenceCoverage is false only when a file
-    leaves the simple name unaccounted for (unbound, unresolved, syntax error): read
-    meta.coverageBlockers there before treating the list as complete.""")
+    Every reference to one symbol, exact: path, range, kind, container, source line;
+    overrides/extends/implements facts; pages of 100 (limit up to 500) with nextCursor.
+    meta.referenceCoverage true: the list is complete (an empty one proves absence); false: read
+    meta.coverageBlockers.""")
 def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
     ws, reader, parsed, info = open_key(call.spaces, a.symbolKey)
     try:
@@ -241,30 +248,31 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
         rows, more, total = _page(reader, targets, a, module, after)
         decl = v.first_decls([info.id])[info.id]
         items, containers = v.references(rows, info.id)
-        head: dict[str, Any] = {
-            "symbol": v.symbol_of(info),
-            "relations": relations(v, info.id),
-            "meta": {
-                "generation": v.gen.number,
-                "total": total,
-                **v.flat_blockers(coverage(reader, info, decl, module, a.scope,
-                                           ws.memo(v.gen.number))),
-                "limitations": v.limitations(module, a.scope),
-            },
-            **v.envelope(),
-        }
-
-        def build(k: int) -> dict[str, Any]:
-            page = [dict(x) for x in items[:k]]
-            out = {"symbol": head["symbol"], "references": page,
-                   "containers": pick(page, containers, "container"),
-                   **{k: x for k, x in head.items() if k != "symbol"}}
-            if k < len(rows) or more:
-                out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[k - 1].sort_key))
-            return out
-
-        out, _ = fit(build, len(rows), limit_given="limit" in a.model_fields_set)
+        out: dict[str, Any] = {"symbol": v.symbol_of(info), "references": items, **shared(items),
+                               "containers": containers, "relations": relations(v, info.id), "meta": {
+                                   "generation": v.gen.number,
+                                   "total": total,
+                                   **v.flat_blockers(coverage(reader, info, decl, module, a.scope,
+                                                              ws.memo(v.gen.number))),
+                                   "limitations": v.limitations(module, a.scope),
+                               }, **v.envelope()}
+        if more:
+            out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[-1].sort_key))
         return FindReferencesResult.model_validate(out)
     finally:
         reader.close()
 
+
+def shared(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """`shared`: the module and the scope most rows have, said once; the rows that have them drop
+    theirs (in place). Nothing for an empty page."""
+    if not items:
+        return {}
+    common = {}
+    for field in ("module", "scope"):
+        values = [x[field] for x in items]
+        common[field] = max(dict.fromkeys(values), key=values.count)
+        for x in items:
+            if x[field] == common[field]:
+                del x[field]
+    return {"shared": common}

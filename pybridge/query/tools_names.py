@@ -2,31 +2,42 @@
 
 They take a name (see `resolve`), answer from the published generation even
 when files changed since (the envelope then says `stale: true`), and report
-no match as `not_found` and several as `ambiguous`. `resolvedSymbol` (the
-qualified name with its parameter list) appears only when it differs from
-what was asked. Calls are references of kind invocation, construction and
-method_reference, without Javadoc mentions (`{@link #m()}` is not a call).
-Each answer also carries `symbol`, whose `symbolKey` leads to the exact
-tools.
+no match as `not_found` and several as `ambiguous`. Calls are references of
+kind invocation, construction and method_reference, without Javadoc mentions
+(`{@link #m()}` is not a call).
+
+They answer in the shapes of the seed documents (`../shared/seeds/`, DESIGN
+section 7): `symbol` echoes the name asked; `resolvedSymbol` is the SCIP
+symbol it resolved to, present only when the name asked was not that string;
+the symbol's full object (with the `symbolKey` that leads to the exact tools)
+is `symbolInfo`. pybridge's own fields stand beside the seed's, and no row
+points into a table (compaction is for pybridge's own tools).
 
 Results (plus the freshness envelope)::
 
-    findReferences  {"symbol", "references": [reference… definitions included, as kind
-                     "definition"], "containers": [summary…], "total", "truncated", "meta",
-                     "resolvedSymbol"?}
-    goToDefinition  {"symbol", "definitions": [{"path", "range", "fullRange", "module",
-                     "scope", "context"}], "resolvedSymbol"?}
-    callHierarchy   {"symbol", "symbols": [summary…], "incomingCalls": [{"caller": index|null,
-                     "callSite"}], "outgoingCalls": [{"callee": index|null, "callSite"}],
-                     "incomingTotal", "outgoingTotal", "truncated", "resolvedSymbol"?}
-                     callSite = {"path", "range", "kind", "context"}
-    get_callers     {"callers": [{"path", "line", "column", "caller_fn", "repo", "snippet"}],
-                     "total", "truncated", "resolvedSymbol"?, "workspaces": [envelope + repo…],
+    findReferences  (seed 000) {"symbol", "resolvedSymbol"?, "symbolInfo",
+                     "references": [{"path", "range", + "kind" (a reference kind, or
+                     "definition"), "module", "scope", "container": summary | null, "context",
+                     "javadoc"?, "import"?, "generated"?, "via"?}],
+                     "total", "truncated", "meta"}
+    goToDefinition  (seed 000's resolution) {"symbol", "resolvedSymbol"?, "symbolInfo",
+                     "definitions": [{"path", "range", "fullRange", "module", "scope", "context"}]}
+    callHierarchy   (seed 003) {"symbol", "resolvedSymbol"?, "symbolInfo",
+                     "incomingCalls": [call], "outgoingCalls": [call],
+                     "incomingTotal", "outgoingTotal", "truncated"}
+                     call = {"symbol": {"symbol" (SCIP), "displayName", "kind", + "symbolKey",
+                             "dottedPath", "display"}, "location": {"path", "range"},
+                             + "kind" (invocation, construction, method_reference), "context"}
+    get_callers     (seed 002) {"symbol", "callers": [{"path", "line", "column", "caller_fn",
+                     "repo" (the workspace root), "snippet", + "slug"}], "total", "truncated",
+                     "resolvedSymbol"?, "workspaces": [envelope + repo, slug, generation…],
                      "notSynced"? (served workspaces skipped because never synced)}
 
 `findReferences` lists at most `limit` occurrences (default 100) and
-`callHierarchy` at most `limit` calls per direction (default 50); `total`s and
-`truncated` say when more exist (find_references pages them all).
+`callHierarchy` at most `limit` calls per direction (default 50); `get_callers`
+at most `max_results` (default 100). Given no limit, an answer is also cut by
+bytes (`view.fit`, 32 KB): `total`s and `truncated` say when more exist
+(find_references pages them all). A limit the caller gave is honoured as given.
 `get_callers` positions are 1-based, the column counted in Unicode code
 points (characters as Python and most editors count them).
 """
@@ -45,8 +56,8 @@ from .models import CallHierarchyArgs, FindReferencesByNameArgs, GetCallersArgs,
 from .registry import Call, tool
 from .resolve import Resolved, ambiguous, candidate, not_found, resolve
 from .results import CallHierarchyResult, FindReferencesByNameResult, GetCallersResult, GoToDefinitionResult
-from .source import context
-from .view import Table, View, fit, pick, qualified, rng, viewing
+from .source import snippet
+from .view import View, fit, qualified, rng, viewing
 
 _BATCH = 500
 
@@ -58,9 +69,16 @@ def _resolve(v: View, text: str) -> Resolved:
     return res
 
 
-def _extras(v: View, res: Resolved) -> dict[str, Any]:
-    d = res.decl
-    return {"resolvedSymbol": qualified(d.dotted, d.display, d.kind)} if res.changed else {}
+def _resolved_symbol(v: View, res: Resolved, text: str) -> dict[str, Any]:
+    """`resolvedSymbol`: the SCIP symbol, when the name asked was not that very string."""
+    scip = v.scip(res.decl.scip, res.decl.module)
+    return {"resolvedSymbol": scip} if scip is not None and scip != text else {}
+
+
+def _head(v: View, res: Resolved, text: str) -> dict[str, Any]:
+    """What a name tool's answer starts with: the name asked, the SCIP symbol it resolved to (when
+    it was not that), and the symbol's full object."""
+    return {"symbol": text, **_resolved_symbol(v, res, text), "symbolInfo": v.symbol(res.decl)}
 
 
 def calls_to(r: Reader, sid: int, *, scope: str | None = None, limit: int) -> tuple[list[RefRow], int]:
@@ -85,9 +103,8 @@ def calls_to(r: Reader, sid: int, *, scope: str | None = None, limit: int) -> tu
 
 @tool("findReferences", args=FindReferencesByNameArgs, result=FindReferencesByNameResult,
       description="""
-    Every occurrence of a named symbol, its definition included (LSP-style), up to limit with
-    total and truncated. For paging, kind filters and keys use find_references with the answer's
-    symbol.symbolKey.""")
+    Every occurrence of a named symbol, definition included, up to limit (total, truncated).
+    Paging, kind filters: find_references with symbolInfo.symbolKey.""")
 def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindReferencesByNameResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -97,6 +114,8 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
         rows = v.r.references(targets, limit=a.limit)
         total = v.r.count_references(targets) + len(res.decls)
         refs, containers = v.references(rows, sid)
+        for x in refs:      # the container itself in each row: a seed tool's rows point into no table
+            x["container"] = containers[x["container"]] if x["container"] is not None else None
         items = [v.definition(d) for d in res.decls] + refs
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
@@ -106,37 +125,48 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
         meta = {"generation": v.gen.number, "total": total,
                 **v.flat_blockers(coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number))),
                 "limitations": v.limitations()}
-        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        head = _head(v, res, a.symbol)
         env = v.envelope()
 
         def build(k: int) -> dict[str, Any]:
-            page = [dict(x) for x in items[:k]]
-            return {**head, "references": page, "containers": pick(page, containers, "container"),
-                    "total": total, "truncated": total > k, "meta": meta, **env}
+            return {**head, "references": items[:k], "total": total, "truncated": total > k, "meta": meta,
+                    **env}
 
         answer, _ = fit(build, len(items), limit_given="limit" in a.model_fields_set)
         return FindReferencesByNameResult.model_validate(answer)
 
 
 @tool("goToDefinition", args=GoToDefinitionArgs, result=GoToDefinitionResult, description="""
-    Where a named symbol is defined: its declaration sites (path, range of the name, full range,
-    source line).""")
+    The declaration sites of a named symbol: path, range of the name, full range, source
+    line.""")
 def go_to_definition(call: Call, a: GoToDefinitionArgs) -> GoToDefinitionResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
         definitions = [{
             "path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span), "module": d.module,
-            "scope": d.scope, "context": context(v.line_text(d.path, d.module, d.name_span.start_line)),
+            "scope": d.scope,
+            "context": snippet(v.line_text(d.path, d.module, d.name_span.start_line), d.name_span.start_char),
         } for d in res.decls]
-        return GoToDefinitionResult.model_validate({
-            "symbol": v.symbol(res.decl), **_extras(v, res), "definitions": definitions,
-            **v.envelope()})
+        return GoToDefinitionResult.model_validate({**_head(v, res, a.symbol), "definitions": definitions,
+                                                    **v.envelope()})
 
 
-def _site(v: View, r: RefRow) -> dict[str, Any]:
-    return {"path": r.path, "range": rng(r.span), "kind": r.kind,
-            "context": context(v.line_text(r.path, r.module, r.span.start_line))}
+def _call(v: View, r: RefRow, peer: dict[str, Any] | None) -> dict[str, Any]:
+    """One call of callHierarchy: the seed's `symbol` (the caller or callee) and `location` (the call
+    site), then the reference's kind and source line."""
+    return {"symbol": _peer(peer) if peer is not None else None,
+            "location": {"path": r.path, "range": rng(r.span)}, "kind": r.kind,
+            "context": snippet(v.line_text(r.path, r.module, r.span.start_line), r.span.start_char)}
+
+
+def _peer(summary: dict[str, Any]) -> dict[str, Any]:
+    """A caller or callee as seed 003 names it: SCIP `symbol`, `displayName` (the simple name) and
+    `kind`, then its key, dotted path and display (`greet(String)`)."""
+    dotted, display = summary.get("dottedPath"), summary.get("display") or ""
+    name = dotted.rsplit(".", 1)[-1] if dotted else display.split("(", 1)[0]
+    return {"symbol": summary.get("symbol") or "", "displayName": name, "kind": summary.get("kind") or "",
+            "symbolKey": summary["symbolKey"], "dottedPath": dotted, "display": display or None}
 
 
 def _without_class_twins(rows: list[RefRow], callees: dict[int, dict[str, Any]]) -> list[RefRow]:
@@ -150,9 +180,8 @@ def _without_class_twins(rows: list[RefRow], callees: dict[int, dict[str, Any]])
 
 
 @tool("callHierarchy", args=CallHierarchyArgs, result=CallHierarchyResult, description="""
-    One level of the call hierarchy of a named method: incomingCalls (who calls it) and
-    outgoingCalls (what it calls), each with the call site, up to limit per direction with totals
-    and truncated.""")
+    One level of calls of a named method: incomingCalls (callers) and outgoingCalls (callees)
+    with call sites, up to limit per direction (totals, truncated).""")
 def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -165,22 +194,15 @@ def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
         outgoing = outgoing_all[:a.limit]
         callers = v.summaries({x.container_id for x in incoming if x.container_id},
                               {x.container_id: x.module for x in incoming if x.container_id})
-        table = Table({**callees, **callers})
-        incoming_calls = [{"caller": table.index(x.container_id), "callSite": _site(v, x)}
+        incoming_calls = [_call(v, x, callers.get(x.container_id) if x.container_id else None)
                           for x in incoming]
-        outgoing_calls = [{"callee": table.index(x.target_id), "callSite": _site(v, x)}
-                          for x in outgoing]
-        head = {"symbol": v.symbol(res.decl), **_extras(v, res)}
+        outgoing_calls = [_call(v, x, callees.get(x.target_id)) for x in outgoing]
+        head = _head(v, res, a.symbol)
         env = v.envelope()
 
         def build(k: int) -> dict[str, Any]:
-            ins = [dict(x) for x in incoming_calls[:k]]
-            outs = [dict(x) for x in outgoing_calls[:k]]
-            both = [{"i": x["caller"]} for x in ins] + [{"i": x["callee"]} for x in outs]
-            symbols = pick(both, table.rows, "i")
-            for x, y in zip(ins + outs, both, strict=True):
-                x["caller" if "caller" in x else "callee"] = y["i"]
-            return {**head, "symbols": symbols, "incomingCalls": ins, "outgoingCalls": outs,
+            ins, outs = incoming_calls[:k], outgoing_calls[:k]
+            return {**head, "incomingCalls": ins, "outgoingCalls": outs,
                     "incomingTotal": incoming_total, "outgoingTotal": len(outgoing_all),
                     "truncated": incoming_total > len(ins) or len(outgoing_all) > len(outs), **env}
 
@@ -190,16 +212,15 @@ def call_hierarchy(call: Call, a: CallHierarchyArgs) -> CallHierarchyResult:
 
 
 @tool("get_callers", args=GetCallersArgs, result=GetCallersResult, description="""
-    Who calls a method or constructor, by name: call sites with path, line and column, the calling
-    function and a snippet, up to max_results with total and truncated, in every served
-    workspace unless repo is given.""")
+    Call sites of a method or constructor by name (path, line, column, caller_fn, snippet), up to
+    max_results (total, truncated); every served workspace unless repo is given.""")
 def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
     spaces = call.spaces
     targets = [spaces.pick(a.repo)] if a.repo is not None else list(spaces.served)
     scope = None if a.include_tests else "main"
     callers: list[dict[str, Any]] = []
-    extras: dict[str, Any]
-    total, envelopes, extras, unsynced, ambiguities, resolved = 0, [], {}, [], [], []
+    resolved_symbol: dict[str, Any]
+    total, envelopes, resolved_symbol, unsynced, ambiguities, resolved = 0, [], {}, [], [], []
     for ws in targets:
         try:
             reader = ws.reader()
@@ -220,12 +241,13 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
             if res is None:
                 continue
             resolved.append(candidate(v, res.decl))
-            extras = extras or _extras(v, res)
+            resolved_symbol = resolved_symbol or _resolved_symbol(v, res, a.symbol)
             rows, count = calls_to(reader, res.symbol_id, scope=scope,
                                    limit=max(a.max_results - len(callers), 0))
             total += count
             fns = v.summaries({x.container_id for x in rows if x.container_id},
                               {x.container_id: x.module for x in rows if x.container_id})
+            root = str(ws.root)
             for x in rows:
                 line = v.line_text(x.path, x.module, x.span.start_line)
                 fn = fns.get(x.container_id) if x.container_id else None
@@ -235,10 +257,11 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
                     "column": (codepoints(line, x.span.start_char) if line is not None
                                else x.span.start_char) + 1,
                     "caller_fn": qualified(fn["dottedPath"], fn["display"], fn["kind"]) if fn else None,
-                    "repo": ws.slug,
-                    "snippet": context(line.strip()) if line is not None else "",
+                    "repo": root,
+                    "snippet": snippet(line, x.span.start_char) or "",
+                    "slug": ws.slug,
                 })
-            envelopes.append({"repo": ws.slug, "generation": v.gen.number, **v.envelope()})
+            envelopes.append({"repo": root, "slug": ws.slug, "generation": v.gen.number, **v.envelope()})
     if len(unsynced) == len(targets):
         raise (targets[0].not_synced() if len(targets) == 1 else QueryError(
             "not_synced", "None of the served workspaces has been synced yet; call sync (with repo) "
@@ -254,7 +277,7 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
     env = combine(envelopes)
 
     def build(k: int) -> dict[str, Any]:
-        return {"callers": callers[:k], "total": total, "truncated": total > k, **extras,
-                "workspaces": envelopes, **more, **env}
+        return {"symbol": a.symbol, "callers": callers[:k], "total": total, "truncated": total > k,
+                **resolved_symbol, "workspaces": envelopes, **more, **env}
 
     return GetCallersResult.model_validate(fit(build, len(callers), limit_given="max_results" in a.model_fields_set)[0])

@@ -8,15 +8,17 @@ Shapes (camelCase, ranges as in LSP)::
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
     reference {"path", "range", "kind", "module", "scope", "container": index | null,
-               "context" (the source line), "javadoc": true?, "import": true?,
+               "context" (the source line, `source.snippet`), "javadoc": true?, "import": true?,
                "generated": true?, "via": summary? (only on a field's references through its
                generated accessor)}
 
 The `javadoc`, `import` and `generated` flags appear only when true.
 
-Reference rows name their container by index into the answer's `containers`
-table (each container once, as symbolKey, dottedPath, display and kind): on a
-100-row page the repeated container objects were nearly half the answer.
+`references` names each row's container by index into a `containers` table
+(each container once, as symbolKey and name, see `container`): on a
+100-row page the repeated container objects were nearly half the answer. find_references
+keeps the table; findReferences (a seed tool, whose rows carry no index) puts
+each row's entry in its place.
 
 `generated` (on symbols and references): the declaration or reference was
 generated: a member Lombok's agent added (located at its annotation), code
@@ -44,7 +46,7 @@ from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta
 from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
-from .source import context
+from .source import snippet
 from .workspace import Served
 
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
@@ -64,9 +66,25 @@ def qualified(dotted: str | None, display: str | None, kind: str | None) -> str 
     return dotted
 
 
+def container(summary: dict[str, Any]) -> dict[str, Any]:
+    """A reference's container as its rows name it (DESIGN section 7: its name and key): `symbolKey`
+    and `name`, the declaring type's simple name and the member with its parameter types
+    (`ArrayUtilsTest.testAdd()`, `Names.DEFAULT`), or a type's own simple name; the row's path says
+    the package. Its dotted path, kind and SCIP symbol are one describe or find_symbol away: on a
+    100-row page they made a third of the answer."""
+    dotted, display, kind = summary.get("dottedPath") or "", summary.get("display") or "", summary.get("kind")
+    parts = dotted.split(".")
+    if kind in TYPE_KINDS or len(parts) < 2:
+        name = parts[-1]
+    else:
+        name = f"{parts[-2]}.{display if kind in CALLABLE_KINDS and display else parts[-1]}"
+    return {"symbolKey": summary["symbolKey"], "name": name}
+
+
 ANSWER_BUDGET = 32 * 1024 - 256
 """Bytes of compact JSON a default answer stays under (DESIGN section 7: about 8k tokens); the
-margin leaves room for what is added after the cut (clock fields of the envelope)."""
+margin leaves room for what is added after the cut (clock fields of the envelope). Not
+find_references: its pages hold their `limit` (seed 001), and its rows are small instead."""
 
 
 def size(answer: Any) -> int:
@@ -79,7 +97,8 @@ def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) ->
     ANSWER_BUDGET, and k. A default answer (no limit given) is cut by count first (the default
     limit), then by bytes: a page of long source lines or long paths holds fewer rows, and says so
     (`nextCursor` or `truncated`). A limit the caller gave is honoured as given (at most 500 rows,
-    each bounded: a source line is cut at 1,000 characters)."""
+    each bounded: a source line is cut at `source.SNIPPET_MAX` characters in reference and call
+    rows, at `source.MAX_CONTEXT` elsewhere)."""
     budget = ANSWER_BUDGET
     answer = build(n)
     if limit_given or n <= 1 or size(answer) <= budget:
@@ -94,16 +113,6 @@ def fit(build: Callable[[int], dict[str, Any]], n: int, *, limit_given: bool) ->
         else:
             high = mid - 1
     return best, best_k
-
-
-def pick(items: list[dict[str, Any]], table: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
-    """The entries of `table` that `items` point to (by `field`), renumbering the items in place."""
-    used = sorted({x[field] for x in items if x.get(field) is not None})
-    renumber = {old: new for new, old in enumerate(used)}
-    for x in items:
-        if x.get(field) is not None:
-            x[field] = renumber[x[field]]
-    return [table[i] for i in used]
 
 
 class Table:
@@ -250,9 +259,7 @@ class View:
         carries `via`, the accessor's summary."""
         summaries = self.summaries({r.container_id for r in rows if r.container_id},
                                    {r.container_id: r.module for r in rows if r.container_id})
-        # a container is named by key, dotted path, display and kind; its SCIP symbol (the longest
-        # field) is one find_references or goToDefinition away
-        table = Table({sid: {k: x for k, x in c.items() if k != "symbol"} for sid, c in summaries.items()})
+        table = Table({sid: container(c) for sid, c in summaries.items()})
         vias = self.summaries({r.target_id for r in rows if symbol_id is not None and r.target_id != symbol_id})
         items = [{
             "path": r.path,
@@ -261,7 +268,7 @@ class View:
             "module": r.module,
             "scope": r.scope,
             "container": table.index(r.container_id),
-            "context": context(self.line_text(r.path, r.module, r.span.start_line)),
+            "context": snippet(self.line_text(r.path, r.module, r.span.start_line), r.span.start_char),
             **({"javadoc": True} if r.flags & REF_IN_JAVADOC else {}),
             **({"import": True} if r.flags & REF_IN_IMPORT else {}),
             **({"generated": True} if r.flags & REF_IN_GENERATED else {}),
@@ -291,7 +298,7 @@ class View:
         return {
             "path": d.path, "range": rng(d.name_span), "kind": "definition", "module": d.module,
             "scope": d.scope, "container": None,
-            "context": context(self.line_text(d.path, d.module, d.name_span.start_line)),
+            "context": snippet(self.line_text(d.path, d.module, d.name_span.start_line), d.name_span.start_char),
         }
 
     # modules and limitations -------------------------------------------------

@@ -2,7 +2,8 @@
 // Reads a JSON config on stdin:
 //   {"transport": "stdio", "command": "...", "args": [...], "env": {...}, "cwd": "..."}
 //   or {"transport": "http", "url": "http://127.0.0.1:PORT/mcp", "token": "..."}
-//   plus "calls": [{"label": "...", "tool": "...", "args": {...}}]
+//   plus "calls": [{"label": "...", "tool": "...", "args": {...}}]; an argument {"$ref": [label, key, ...]} is the
+//   value at that path in an earlier call's structuredContent (a key or cursor the server returned)
 // and prints one JSON object: {"server": ..., "tools": [names], "calls": [{label, isError, structuredContent,
 // text, thrown, raw}]}, where `thrown` is the client's error ({code, message}) when callTool rejected, e.g. because
 // structuredContent did not match the tool's outputSchema (MCP error -32602); `raw` is then what the server sent.
@@ -23,14 +24,27 @@ const transport = config.transport === "http"
       command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "ignore",
     });
 
+const byLabel = {};
+function resolveRefs(value) {
+  if (Array.isArray(value)) return value.map(resolveRefs);
+  if (value === null || typeof value !== "object") return value;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && keys[0] === "$ref") {
+    const [label, ...path] = value.$ref;
+    return path.reduce((found, key) => found[key], byLabel[label].structuredContent);
+  }
+  return Object.fromEntries(keys.map((k) => [k, resolveRefs(value[k])]));
+}
+
 const client = new Client({ name: "pybridge-ts-test", version: "1.0.0" });
 await client.connect(transport);
 const out = { server: client.getServerVersion(), tools: [], calls: [] };
 out.tools = (await client.listTools()).tools.map((t) => t.name);
 for (const call of config.calls) {
   const row = { label: call.label, tool: call.tool, isError: null, structuredContent: null, text: null, thrown: null };
+  const args = resolveRefs(call.args);
   try {
-    const result = await client.callTool({ name: call.tool, arguments: call.args }, undefined, { timeout: 300000 });
+    const result = await client.callTool({ name: call.tool, arguments: args }, undefined, { timeout: 300000 });
     row.isError = result.isError ?? false;
     row.structuredContent = result.structuredContent ?? null;
     const first = (result.content ?? [])[0];
@@ -41,7 +55,7 @@ for (const call of config.calls) {
     row.thrown = { code: err.code ?? null, message: String(err.message ?? err) };
     // What the server sent, fetched again without the client's output-schema check, for the report.
     try {
-      const raw = await client.request({ method: "tools/call", params: { name: call.tool, arguments: call.args } },
+      const raw = await client.request({ method: "tools/call", params: { name: call.tool, arguments: args } },
         CallToolResultSchema, { timeout: 300000 });
       row.raw = raw.structuredContent ?? null;
     } catch (again) {
@@ -49,6 +63,7 @@ for (const call of config.calls) {
     }
   }
   out.calls.push(row);
+  byLabel[call.label] = row;
 }
 await client.close();
 process.stdout.write(JSON.stringify(out) + "\n");
