@@ -78,7 +78,7 @@ Repo = Annotated[str | None, Field(description=(
     "Workspace slug or root path."),
     max_length=PATH_MAX), AfterValidator(lambda v: v if v is None else _unicode(v))]
 Module = Annotated[str | None, Field(description=(
-    "Only this module (groupId:artifactId, or artifactId)."), max_length=NAME_MAX), AfterValidator(
+    "Only this module (its id, or its last part)."), max_length=NAME_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
 Scope = Annotated[Literal["main", "test"] | None, Field(description="Only main or only test sources.")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(

@@ -74,8 +74,7 @@ class CallGraphArgs(ToolArgs):
     depth: Annotated[int, Field(ge=1, le=GRAPH_DEPTH_MAX, strict=True, description=(
         "Levels of calls."))] = 2
     include_tests: Annotated[bool, Field(strict=True, description=(
-        "Follow calls in test sources; list the test methods reached (`affectedTests`, direction "
-        "in)."))] = True
+        "Follow calls in test sources; list the tests reached (`affectedTests`)."))] = True
     limit: Annotated[int, _limit(LIST_MAX, "Edges.")] = GRAPH_LIMIT_DEFAULT
 
 

@@ -87,9 +87,9 @@ def _still_served(message: str) -> str:
 
 
 @tool("sync", args=SyncArgs, result=SyncResult, read_only=False, progress=True, description="""
-    Compile the Java workspace with the Eclipse compiler and publish a new generation of facts.
-    Call it first (status says when), and again after the code changed. Reports progress. The
-    previous generation keeps answering until this one is published.""")
+    Compile the workspace with the Eclipse compiler and publish a new generation of facts. Call
+    it first (status says when) and after the code changed; the previous generation answers
+    until then. Reports progress.""")
 def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
     ws = call.spaces.pick(a.repo)
     try:

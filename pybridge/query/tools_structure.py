@@ -310,9 +310,9 @@ def _need_type(info: SymbolInfo, kind: str | None, tool: str) -> None:
 
 
 @tool("type_hierarchy", args=TypeHierarchyArgs, result=TypeHierarchyResult, description="""
-    Supertypes and subtypes of a type, direct and indirect, as trees whose edges say extends or
-    implements. Library and JDK supertypes end a tree, by SCIP symbol; `subtypeCoverage` says
-    whether the subtypes are provably all.""")
+    Supertypes and subtypes of a type, direct and indirect, as trees with extends/implements
+    edges. Library and JDK supertypes end a tree (SCIP symbol); `subtypeCoverage`: the subtypes
+    are provably all.""")
 def type_hierarchy(call: Call, a: TypeHierarchyArgs) -> TypeHierarchyResult:
     def run(v: View, info: SymbolInfo) -> TypeHierarchyResult:
         nodes = _Nodes(v)
@@ -398,9 +398,9 @@ def _all_subtypes(v: View, root: int) -> dict[int, set[int]]:
 @tool("find_implementations", args=FindImplementationsArgs, result=FindImplementationsResult,
       description="""
     Every implementation of a type or override of a method, at any depth. A type: its classes,
-    enums and records, anonymous ones included (a library type's key works too, e.g. from
-    symbol_at on a use of java.util.List). A method: its overriders, and what it overrides
-    (`overrides`). `coverage.complete`: the list is provably complete.""")
+    enums and records, anonymous ones included (library types too: key from symbol_at on a use).
+    A method: its overriders, and what it overrides (`overrides`). `coverage.complete`: the list
+    is provably complete.""")
 def find_implementations(call: Call, a: FindImplementationsArgs) -> FindImplementationsResult:
     def run(v: View, info: SymbolInfo) -> FindImplementationsResult:
         nodes = _Nodes(v)
@@ -708,8 +708,8 @@ def _no_file(v: View, ws: Served, rel: str) -> QueryError:
 
 
 @tool("diagnostics", args=DiagnosticsArgs, result=DiagnosticsResult, description="""
-    The compiler's errors at the last sync per file (syntax errors, unresolved names and types),
-    with each file's binding-completeness; filter by path, module or scope.""")
+    The compiler's errors per file at the last sync (syntax, unresolved names and types) and
+    each file's binding-completeness; filter by path, module or scope.""")
 def diagnostics(call: Call, a: DiagnosticsArgs) -> DiagnosticsResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
@@ -775,8 +775,8 @@ def _declaring_type(v: View, d: DeclRow | None) -> int | None:
 
 
 @tool("describe", args=DescribeArgs, result=DescribeResult, description="""
-    One symbol in full: signature, modifiers, declaring type, annotations, Javadoc as written,
-    what it overrides, and counts of references, call sites and implementations.""")
+    One symbol in full: signature, modifiers, declaring type, annotations, Javadoc, what it
+    overrides, counts of references, call sites and implementations.""")
 def describe(call: Call, a: DescribeArgs) -> DescribeResult:
     def run(v: View, info: SymbolInfo) -> DescribeResult:
         nodes = _Nodes(v)
