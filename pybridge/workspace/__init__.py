@@ -15,6 +15,7 @@ from .classpath import resolve_classpaths, sourcepath
 from .discovery import load_workspace
 from .model import (
     SCOPES,
+    CandidateRoots,
     ClasspathResult,
     Dependency,
     Limitation,
@@ -24,9 +25,11 @@ from .model import (
     Scope,
     SiblingDep,
     Workspace,
+    candidate_roots,
 )
 
 __all__ = [
-    "SCOPES", "ClasspathResult", "Dependency", "Limitation", "Module", "ModuleCycleError", "PomError", "Scope",
-    "SiblingDep", "Workspace", "load_workspace", "resolve_classpaths", "sourcepath",
+    "SCOPES", "CandidateRoots", "ClasspathResult", "Dependency", "Limitation", "Module", "ModuleCycleError",
+    "PomError", "Scope", "SiblingDep", "Workspace", "candidate_roots", "load_workspace", "resolve_classpaths",
+    "sourcepath",
 ]

@@ -96,6 +96,9 @@ class Scope:
     name: str                              # "main" or "test"
     source_roots: tuple[Path, ...]         # configured folders that exist
     generated_roots: tuple[Path, ...]      # target/generated-(test-)sources/* that exist
+    # Where roots of this scope can appear, whether they exist or not (see `candidate_roots`):
+    declared_roots: tuple[Path, ...] = ()  # the folders the build names (configured or conventional), not resolved
+    generated_parent: Path | None = None   # target/generated-(test-)sources: each folder in it is a root
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -123,6 +126,29 @@ class Module:
     @property
     def has_sources(self) -> bool:
         return self.packaging != "pom"
+
+
+@dataclass(frozen=True)
+class CandidateRoots:
+    """Where a module's source roots can appear, as its build system defines them, existing or not:
+    each of `folders` is a source root once it exists; each folder directly inside one of `parents`
+    is one (generated sources). Paths are absolute and not resolved (a folder replaced by a symbolic
+    link keeps its place)."""
+
+    folders: tuple[Path, ...]
+    parents: tuple[Path, ...]
+
+
+def candidate_roots(module: Module) -> CandidateRoots:
+    """The places where a source root of `module` can appear: the conventional and configured
+    folders of every scope (Maven: `sourceDirectory`, default `src/main/java`; `testSourceDirectory`,
+    default `src/test/java`) and the generated-source folders' parents. The live index watches and
+    sweeps them, so a root that no build-file change announces (a module's first `src/test/java`)
+    is seen. A `pom` module has none."""
+    scopes = module.scopes.values()
+    return CandidateRoots(
+        tuple(dict.fromkeys(folder for s in scopes for folder in s.declared_roots)),
+        tuple(dict.fromkeys(s.generated_parent for s in scopes if s.generated_parent is not None)))
 
 
 @dataclass(frozen=True)
