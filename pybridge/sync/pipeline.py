@@ -351,7 +351,7 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
         raise StaleSnapshotError(changed)
     now = snap.to_json()
     commit = git_head(run.root)
-    if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots")) or \
+    if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots", "places")) or \
             previous.meta.get("commit") != commit:
         store.refresh_generation(previous.number, now, {"commit": commit})
     old = previous.meta
