@@ -104,6 +104,74 @@ def test_a_symbolic_link_among_the_inputs_gives_no_proof(tree, tmp_path_factory)
     assert epoch(tree) is not None
 
 
+@pytest.mark.parametrize("linked", ["before", "while watching"])
+def test_an_edit_through_a_hard_link_made_outside_moves_it(tree, tmp_path_factory, linked):
+    """Issue 22 D2: a write raises its event in the folder of the name it was opened by; the file's own
+    watch sees a write through any name, and the link's creation too."""
+    root, _ = tree
+    link = tmp_path_factory.mktemp("elsewhere") / "A-link.java"
+    if linked == "before":
+        os.link(root / "core/src/main/java/com/acme/A.java", link)
+    first = epoch(tree)
+    assert first is not None
+    if linked == "while watching":
+        os.link(root / "core/src/main/java/com/acme/A.java", link)
+        first = epoch(tree)
+        assert first is not None
+    with open(link, "r+") as f:
+        f.write("class A { int y; }\n")
+    second = epoch(tree)
+    assert second is not None and second != first
+    os.utime(link, ns=(1, 1))
+    assert epoch(tree) != second
+
+
+def test_an_edit_through_a_hard_link_of_a_new_file_moves_it(tree, tmp_path_factory):
+    root, _ = tree
+    first = epoch(tree)
+    new = root / "core/src/main/java/com/acme/B.java"
+    new.write_text("class B {}\n")
+    link = tmp_path_factory.mktemp("elsewhere") / "B-link.java"
+    os.link(new, link)
+    second = epoch(tree)
+    assert second != first
+    link.write_text("class B { int z; }\n")
+    assert epoch(tree) != second
+
+
+def test_a_place_where_a_root_can_appear_is_watched_before_it_exists(tree):
+    """Issue 22 D1: a root no build-file change announces (a generated one here, under target/)."""
+    root, barrier = tree
+    (root / "core/target/generated-sources").mkdir(parents=True)
+    places = ["core/src/test/java", "core/target/generated-sources/*"]
+    first = barrier.epoch(str(root), ROOTS[:1], POMS, places)
+    assert first is not None
+    (root / "core/target/generated-sources/annotations").mkdir()
+    second = barrier.epoch(str(root), ROOTS[:1], POMS, places)
+    assert second != first
+    (root / "core/src/test/java").mkdir(parents=True)
+    assert barrier.epoch(str(root), ROOTS[:1], POMS, places) != second
+
+
+def test_a_symbolic_link_made_where_a_root_can_appear_moves_it(tree):
+    """Issue 22 D5: a source folder moved away and a link made in its place; the link's creation is no
+    directory event, only the place's name says it matters."""
+    root, barrier = tree
+    (root / "core/src/test").mkdir(parents=True)
+    places = ["core/src/main/java", "core/src/test/java"]
+    first = barrier.epoch(str(root), ROOTS[:1], POMS, places)
+    assert first is not None
+    (root / "core/src/test/java").symlink_to("../main/java")
+    second = barrier.epoch(str(root), ROOTS[:1], POMS, places)
+    assert second is not None and second != first
+    folder = root / "core/src/main/java"
+    folder.rename(folder.with_name("java-real"))
+    third = barrier.epoch(str(root), ROOTS[:1], POMS, places)
+    assert third is not None and third != second
+    folder.symlink_to("java-real")
+    assert barrier.epoch(str(root), ROOTS[:1], POMS, places) is None    # the root is a link now: no proof
+
+
 def test_other_inputs_make_a_new_epoch(tree):
     root, barrier = tree
     first = epoch(tree)

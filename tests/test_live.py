@@ -21,6 +21,9 @@ import pytest
 from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
+from pybridge.sync.snapshot import changes, take
+from pybridge.workspace import load_workspace
+from tests.incremental_edits import differences
 from tests.mcp_session import checked_call, serve
 
 WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
@@ -206,10 +209,148 @@ def test_a_killed_worker_is_restarted_warm_and_the_next_edit_is_caught_up(reacto
         os.kill(pid, signal.SIGKILL)
         live = _until(client, lambda live: live["worker"]["restarts"] == 1 and live["worker"]["warm"])
         assert live["worker"]["pid"] != pid and "exit code" in live["worker"]["lastCrash"]
+        assert live["worker"]["restartCauses"]["crashed"] == 1 and live["worker"]["lastRestart"].startswith("crashed")
         add_a_call_to_normalize(root)
         key, at = normalize_key_now(client)
         assert at["freshness"] == "fresh"
         assert ok(client, "status", {})["live"]["worker"]["pid"] == live["worker"]["pid"]
+
+
+# ------------------------------------------- issue 22: never stale when it says fresh (real serve, real inotify)
+
+
+def paths(answer: dict) -> set[str]:
+    return {r["path"] for r in answer["references"]}
+
+
+NEW_TEST = "service/src/test/java/com/acme/service/NewTest.java"
+
+
+def test_a_new_source_folder_that_no_pom_announces_is_indexed_before_an_answer_says_fresh(reactor):
+    """D1: service has no src/test/java; its first test is an everyday edit that no POM change announces."""
+    root, home = reactor
+    assert not (root / "service/src/test").exists()
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        assert ok(client, "find_references", {"symbolKey": key})["freshness"] == "fresh"
+        new = root / NEW_TEST
+        new.parent.mkdir(parents=True)
+        new.write_text("package com.acme.service;\n\nclass NewTest {\n    String f() { return "
+                       "com.acme.core.Names.normalize(\"a\"); }\n}\n", encoding="utf-8")
+        after = ok(client, "find_references", {"symbolKey": key})
+        assert after["freshness"] == "fresh" and after["meta"]["generation"] == 2
+        assert NEW_TEST in paths(after)
+        assert ok(client, "status", {})["live"]["lastCatchUp"]["outcome"] == "published"
+
+
+def test_a_cli_sync_after_a_new_source_folder_indexes_it(reactor, worker):
+    """D1, the CLI path: the sync reloads the model, so the new root's files are inputs that changed."""
+    root, home = reactor
+    new = root / NEW_TEST
+    new.parent.mkdir(parents=True)
+    new.write_text("package com.acme.service;\n\nclass NewTest {}\n", encoding="utf-8")
+    result = sync(root, state_dir=home_state(root, home), worker=worker)
+    assert result.published and NEW_TEST in _current(root, home).snapshot["files"]
+
+
+def test_an_edit_through_a_hard_link_made_outside_the_workspace_is_never_answered_from_old_facts(reactor, tmp_path):
+    """D2: inotify reports a write to the folder of the name that was opened; the file's own watch sees it."""
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        assert APP in paths(ok(client, "find_references", {"symbolKey": key}))
+        link = tmp_path / "App-link.java"
+        os.link(root / APP, link)
+        for _ in range(2):          # a sweep after the link, then an answer the barrier proves
+            assert APP in paths(ok(client, "find_references", {"symbolKey": key}))
+        text = link.read_text(encoding="utf-8")
+        with open(link, "r+", encoding="utf-8") as f:      # in place, through the other name
+            f.write(text.replace("Names.normalize(name)", '"x"'))
+            f.truncate()
+        after = ok(client, "find_references", {"symbolKey": key})
+        assert after["freshness"] == "fresh" and APP not in paths(after)
+        assert ok(client, "find_references", {"symbolKey": key})["meta"]["generation"] == 2
+
+
+def _keep_size_and_mtime(path: Path, old: str, new: str, how: str, scratch: Path) -> None:
+    """Rewrite `old` as `new` (same length) in `path`, leaving its size and mtime as they were."""
+    assert len(old) == len(new)
+    before = path.stat()
+    text = path.read_text(encoding="utf-8").replace(old, new)
+    if how == "utime":
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    else:                           # cp -p of a prepared copy: written in place, times copied
+        prepared = scratch / path.name
+        prepared.write_text(text, encoding="utf-8")
+        os.utime(prepared, ns=(before.st_atime_ns, before.st_mtime_ns))
+        shutil.copy2(prepared, path)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize("how", ["utime", "cp -p"])
+def test_an_edit_that_keeps_size_and_mtime_reaches_the_verdict_of_a_sync(reactor, tmp_path, how):
+    """D4: the stat sweep hashes a file whose inode changed after the snapshot hashed it."""
+    root, home = reactor
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        assert APP in paths(ok(client, "find_references", {"symbolKey": key}))
+        _keep_size_and_mtime(root / APP, "Names.normalize(name)", "/*es.normalize(*/name", how, tmp_path)
+        after = ok(client, "find_references", {"symbolKey": key})
+        assert after["freshness"] == "fresh" and APP not in paths(after)
+        assert after["meta"]["generation"] == 2
+
+
+def test_a_source_folder_replaced_by_a_symbolic_link_ends_with_the_paths_of_a_fresh_sync(reactor, tmp_path, worker):
+    """D5: every old path still stats the same through the link, but the model resolves the root."""
+    root, home = reactor
+    real = "service/src/main/java-real/com/acme/service/PoliteGreeter.java"
+    with serve([root], home, ENV) as client:
+        key = key_of(client, "Names.normalize")
+        assert ok(client, "find_references", {"symbolKey": key})["freshness"] == "fresh"
+        folder = root / "service/src/main/java"
+        folder.rename(folder.with_name("java-real"))
+        folder.symlink_to("java-real")
+        after = ok(client, "find_references", {"symbolKey": key})
+        assert after["freshness"] == "fresh" and real in paths(after)
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(home_state(root, home)), store_path(tmp_path / "fresh")) == []
+
+
+# --------------------------------------------------------------------------- the sweep (snapshot.changes)
+
+
+@pytest.fixture
+def tree(samples, tmp_path):
+    root = tmp_path / "reactor"
+    shutil.copytree(samples / "reactor", root)
+    return root
+
+
+def test_the_sweep_hashes_a_file_whose_size_and_mtime_were_kept_and_only_then(tree, tmp_path):
+    snap = take(load_workspace(tree))
+    assert changes(snap) == []
+    _keep_size_and_mtime(tree / APP, "Names.normalize(name)", "/*es.normalize(*/name", "utime", tmp_path)
+    assert changes(snap) == [APP]
+    _keep_size_and_mtime(tree / APP, "/*es.normalize(*/name", "Names.normalize(name)", "utime", tmp_path)
+    assert changes(snap) == []          # the inode changed, the bytes are back: nothing to sync
+
+
+def test_the_sweep_sees_a_new_source_root_a_generated_one_and_a_root_replaced_by_a_link(tree):
+    snap = take(load_workspace(tree))
+    assert "service/src/test/java" in snap.places and snap.places["service/src/test/java"] == []
+    (tree / "service/src/test/java").mkdir(parents=True)           # empty: the model has one root more
+    assert changes(snap) == ["service/src/test/java"]
+    snap = take(load_workspace(tree))
+    (tree / "core/target/generated-sources/annotations").mkdir(parents=True)
+    assert changes(snap) == ["core/target/generated-sources/*"]
+    snap = take(load_workspace(tree))
+    folder = tree / "service/src/main/java"
+    folder.rename(folder.with_name("java-real"))
+    folder.symlink_to("java-real")
+    assert changes(snap) == ["service/src/main/java"]
+    assert take(load_workspace(tree)).places["service/src/main/java"] == ["service/src/main/java-real"]
 
 
 # --------------------------------------------------------------------------- in process
@@ -316,6 +457,34 @@ def test_an_edit_during_a_sync_leads_to_one_more_catch_up_and_is_never_lost(reac
     assert late in files                                 # the edit that spoiled the first sync
     assert files[NAMES_TEST][0] == (root / NAMES_TEST).stat().st_size     # the edit after the second
     assert len(calls) == 3
+
+
+def test_a_catch_up_overtaken_by_an_edit_keeps_its_jvm_and_the_next_one_runs_on_it(reactor):
+    """O1: the edit lands while the catch-up indexes the very file; the request is read to its end
+    (the JVM is not killed) and the catch-up that follows runs on the same, warm, JVM."""
+    root, home = reactor
+    calls = []
+
+    def sync_and_edit_while_indexing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            def progress(event):
+                if event.get("phase") == "index" and "storm" not in (root / APP).read_text(encoding="utf-8"):
+                    with open(root / APP, "a", encoding="utf-8") as f:
+                        f.write("// storm\n")
+            kwargs["progress"] = progress
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=sync_and_edit_while_indexing) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        target = live.targets[root]
+        add_a_call_to_normalize(root)
+        _wait(live, lambda: len(calls) >= 2 and not target.pending and not target.syncing)
+        assert target.last is not None and target.last["outcome"] == "published"
+        worker = live.worker.describe()
+        assert worker["drained"] == 1 and worker["starts"] == 1 and worker["restarts"] == 0, worker
+    assert "storm" in (root / APP).read_text(encoding="utf-8")
+    assert _current(root, home).snapshot["files"][APP][0] == (root / APP).stat().st_size
 
 
 def test_a_query_that_saw_the_change_first_triggers_and_awaits_the_catch_up_itself(reactor):

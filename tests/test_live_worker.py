@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import signal
 
+import pytest
+
+from pybridge.errors import WorkerError
 from pybridge.live import WarmWorker
 from pybridge.worker import IndexRequest
 from tests.indexing import java_files
@@ -59,6 +62,7 @@ def test_a_worker_killed_between_requests_is_restarted_warm(samples):
         os.kill(old, signal.SIGKILL)
         _wait(w, lambda: w.restarts == 1 and w.pid not in (None, old) and w.describe()["warm"])
         assert "exit code" in (w.last_crash or "")
+        assert w.restart_causes["crashed"] == 1 and (w.last_restart or "").startswith("crashed: ")
         assert w.index(_request(samples)).files
     finally:
         w.close()
@@ -82,5 +86,62 @@ def test_rss_is_the_childs_resident_memory_and_none_without_a_child():
         w.start()
         rss = w.rss()
         assert rss is not None and rss > 10 * 2**20
+    finally:
+        w.close()
+
+
+def _give_up(_chunk) -> None:
+    raise RuntimeError("the inputs changed under the request")
+
+
+def test_a_request_its_caller_gives_up_on_is_read_to_its_end_and_the_child_kept(samples):
+    """Issue 22 O1: a catch-up overtaken by an edit does not kill the JVM (a new one would start cold)."""
+    w = WarmWorker(heap="512m")
+    try:
+        w.warmup()
+        pid = w.pid
+        with pytest.raises(RuntimeError, match="changed under the request"):
+            w.index(_request(samples), on_files=_give_up, chunk_files=1)
+        assert w.pid == pid and w.drained == 1 and w.restarts == 0
+        assert w.index(_request(samples)).files        # still in step with the protocol
+        assert w.describe()["warm"] is True and w.starts == 1
+    finally:
+        w.close()
+
+
+def test_a_request_given_up_with_much_left_drops_the_child_and_the_restart_says_so(samples):
+    w = WarmWorker(heap="512m", drain_files=0)
+    try:
+        w.keep(tick=0.05)
+        w.start()
+        with pytest.raises(RuntimeError):
+            w.index(_request(samples), on_files=_give_up, chunk_files=1)
+        _wait(w, lambda: w.restarts == 1 and w.describe()["warm"])     # restarted and warmed in the background
+        assert w.restart_causes["aborted"] == 1 and (w.last_restart or "").startswith("aborted: ")
+        assert w.describe()["restartCauses"]["aborted"] == 1
+    finally:
+        w.close()
+
+
+def test_a_warm_up_that_fails_is_counted_with_its_cause_at_the_next_start(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.start()
+        w.start_timeout = 0.01          # the warm-up indexes a bundled source: far longer than this
+        with pytest.raises(WorkerError):
+            w.warmup()
+        w.start_timeout = WAIT
+        w.warmup()
+        assert w.restarts == 1 and w.restart_causes["warmup_failed"] == 1 and w.describe()["warm"]
+    finally:
+        w.close()
+
+
+def test_a_release_is_a_restart_with_its_cause_when_a_child_starts_again(samples):
+    w = WarmWorker(heap="512m", max_rss=1)
+    try:
+        assert w.index(_request(samples)).files and w.pid is None
+        w.start()
+        assert w.restarts == 1 and w.restart_causes["memory"] == 1
     finally:
         w.close()

@@ -16,14 +16,28 @@ price of one non-blocking `read`:
   with the result; a later query whose epoch is still the same knows that no
   input changed since the sweep began, so the result still holds.
 
-What is watched: every directory under the snapshot's source roots (events
-on `*.java` names and on directories count), and each directory on the way
-from the workspace root to a source root or a POM (events on `pom.xml` and
-on directories count). A new directory is watched as soon as its creation is
-drained; files made in it before that are found by the sweep that the
-increment forces. An overflowed queue, a removed watch or an inotify limit
-counts as a change (a sweep follows) or, when watching cannot go on, turns the
-barrier off: `epoch` then returns None and every query sweeps, as without it.
+What is watched:
+
+- every directory under the snapshot's source roots (events on `*.java`
+  names and on directories count);
+- each source file and POM itself, by its inode: a write through a hard link
+  made outside the workspace raises no event in the folder being watched
+  (inotify reports it to the folder of the name that was opened), but it
+  does on the file's own watch, as does the link's creation;
+- each directory on the way from the workspace root to a source root, a
+  POM, or a place where a source root can appear (`Snapshot.places`: a
+  module's `src/test/java` before it exists, the generated-source folders'
+  parents); events on `pom.xml`, on directories, and on any entry at such a
+  place (a folder made there, or replaced by a symbolic link) count.
+
+A new directory is watched as soon as its creation is drained, and a new
+source file as soon as its name's event is; files made in a new directory
+before that are found by the sweep that the increment forces. An overflowed
+queue, a removed watch or an inotify limit counts as a change (a sweep
+follows) or, when watching cannot go on, turns the barrier off: `epoch` then
+returns None and every query sweeps, as without it. A symbolic link among
+the inputs gives no proof either (an edit of its target raises no event
+here): `epoch` returns None while it is there.
 
 Only Linux has inotify; elsewhere `Barrier.create()` returns None.
 """
@@ -39,6 +53,8 @@ import struct
 import sys
 import threading
 from collections.abc import Iterable
+
+from pybridge.sync.snapshot import PARENT_MARK
 
 log = logging.getLogger("pybridge.live")
 
@@ -62,8 +78,10 @@ IN_CLOEXEC = 0o2000000
 _CONTENT = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE
 _ENTRIES = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
 MASK = _CONTENT | _ENTRIES | IN_ONLYDIR | IN_DONT_FOLLOW
+FILE_MASK = _CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW
 _HEADER = struct.Struct("iIII")       # wd, mask, cookie, len; then len bytes of NUL-padded name
-TREE, CHAIN = 1, 2                    # a directory under a source root; one on the way to a root or POM
+TREE, CHAIN, FILE = 1, 2, 4           # a directory under a source root; one on the way to a root, POM or
+                                      # place; a source file or POM itself
 
 
 class Barrier:
@@ -74,8 +92,11 @@ class Barrier:
         self._fd = fd
         self._lock = threading.Lock()
         self._epoch = 0
-        self._roles: dict[int, tuple[str, int]] = {}      # wd -> (directory, TREE | CHAIN bits)
-        self._config: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+        self._roles: dict[int, tuple[str, int]] = {}      # wd -> (path, TREE | CHAIN bits, or FILE)
+        self._config: tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
+        self._places: set[str] = set()                    # folders where a root can appear
+        self._parents: set[str] = set()                   # folders whose every folder is a root
+        self._dirs: set[str] = set()                      # the watched directories
         self._rescan = False
         self._unprovable: str | None = None               # why these inputs cannot be proven (a symlink)
         self.off: str | None = None                       # why the proof is unavailable, once it is
@@ -108,10 +129,12 @@ class Barrier:
                 self._fd = -1
             self.off = self.off or "closed"
 
-    def epoch(self, root: str, source_roots: Iterable[str], poms: Iterable[str]) -> int | None:
+    def epoch(self, root: str, source_roots: Iterable[str], poms: Iterable[str],
+              places: Iterable[str] = ()) -> int | None:
         """The event counter after draining every queued event, watching these inputs (workspace-
-        relative source roots and POM paths under `root`); None when no proof can be given."""
-        config = (os.path.join(root, ""), tuple(sorted(source_roots)), tuple(sorted(poms)))
+        relative source roots, POM paths and places where a root can appear, under `root`); None when
+        no proof can be given."""
+        config = (os.path.join(root, ""), tuple(sorted(source_roots)), tuple(sorted(poms)), tuple(sorted(places)))
         with self._lock:
             if self.off is not None:
                 return None
@@ -130,9 +153,10 @@ class Barrier:
 
     def _watch_all(self) -> None:
         assert self._config is not None
-        prefix, roots, poms = self._config
+        prefix, roots, poms, places = self._config
         self._unprovable = None
         wanted: dict[str, int] = {}
+        files: list[str] = []
         top = os.path.normpath(prefix)
         for rel in roots:
             start = os.path.normpath(prefix + rel)
@@ -140,16 +164,35 @@ class Barrier:
             wanted[start] = wanted.get(start, 0) | TREE
             if os.path.islink(start):
                 self._unprovable = f"the source root {rel} is a symbolic link"
-            for dirpath, _dirnames, files in os.walk(start):
+            for dirpath, _dirnames, names in os.walk(start):
                 wanted[dirpath] = wanted.get(dirpath, 0) | TREE
-                if any(f.endswith(".java") and os.path.islink(os.path.join(dirpath, f)) for f in files):
-                    # an edit of a link's target raises no event in the watched folder
-                    self._unprovable = f"a source file under {dirpath} is a symbolic link"
+                for name in names:
+                    if name.endswith(".java"):
+                        path = os.path.join(dirpath, name)
+                        if os.path.islink(path):
+                            # an edit of a link's target raises no event in the watched folder
+                            self._unprovable = f"a source file under {dirpath} is a symbolic link"
+                        else:
+                            files.append(path)
         for rel in poms:
             pom = os.path.normpath(prefix + rel)
             self._chain(top, os.path.dirname(pom), wanted)
             if os.path.islink(pom):
                 self._unprovable = f"{rel} is a symbolic link"
+            else:
+                files.append(pom)
+        self._places, self._parents = set(), set()
+        for rel in places:
+            if rel.endswith(PARENT_MARK):
+                parent = os.path.normpath(prefix + rel[:-len(PARENT_MARK)])
+                self._chain(top, parent, wanted)
+                self._parents.add(parent)
+            else:
+                folder = os.path.normpath(prefix + rel)
+                self._chain(top, os.path.dirname(folder), wanted)
+                self._places.add(folder)
+        self._dirs = set(wanted)
+        old, self._roles = self._roles, {}
         for path, role in wanted.items():
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), MASK)
             if wd < 0:
@@ -162,6 +205,27 @@ class Barrier:
                 self._turn_off(f"inotify_add_watch {path}: {os.strerror(err)}")
                 return
             self._roles[wd] = (path, role)
+        for path in files:
+            if not self._watch_file(path):
+                return
+        for wd in old.keys() - self._roles.keys():
+            self._libc.inotify_rm_watch(self._fd, wd)       # its IN_IGNORED finds no role: no count
+
+    def _watch_file(self, path: str) -> bool:
+        """Watch one source file or POM by its inode (see the module docstring); False when the barrier
+        had to turn off."""
+        wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), FILE_MASK)
+        if wd >= 0:
+            self._roles[wd] = (path, FILE)
+            return True
+        err = ctypes.get_errno()
+        if err == errno.ENOENT:
+            return True             # gone meanwhile: its folder's event says so
+        if err in (errno.EACCES, errno.ELOOP, errno.ENOTDIR):
+            self._unprovable = f"{path} cannot be watched ({os.strerror(err)})"
+            return True
+        self._turn_off(f"inotify_add_watch {path}: {os.strerror(err)}")
+        return False
 
     @staticmethod
     def _chain(top: str, folder: str, wanted: dict[str, int]) -> None:
@@ -195,12 +259,16 @@ class Barrier:
             self._rescan = True
             return
         role = self._roles.get(wd)
+        if role is None:
+            return                    # a watch let go of (its IN_IGNORED included)
+        path, bits = role
         if mask & IN_IGNORED:
             self._roles.pop(wd, None)
             self._epoch += 1
-            self._rescan = True
+            self._rescan = self._rescan or bits != FILE   # a file's name, if any is left, has its folder's event
             return
-        if role is None:
+        if bits == FILE:
+            self._epoch += 1          # written, truncated, touched or linked, through whichever name
             return
         is_dir = bool(mask & IN_ISDIR) or bool(mask & (IN_DELETE_SELF | IN_MOVE_SELF))
         if is_dir:
@@ -208,11 +276,20 @@ class Barrier:
             if mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF):
                 self._rescan = True
             return
-        bits = role[1]
+        full = os.path.join(path, os.fsdecode(name))
         if (bits & TREE and name.endswith(b".java")) or (bits & CHAIN and name == b"pom.xml"):
             self._epoch += 1
-            if mask & (IN_CREATE | IN_MOVED_TO) or (self._unprovable and mask & (IN_DELETE | IN_MOVED_FROM)):
-                self._rescan = True   # a new name may be a symbolic link (no proof), a gone one restore it
+            if mask & (IN_CREATE | IN_MOVED_TO):
+                if os.path.islink(full):
+                    self._rescan = True     # no proof while it is there (the rescan says why)
+                else:
+                    self._watch_file(full)
+            elif self._unprovable and mask & (IN_DELETE | IN_MOVED_FROM):
+                self._rescan = True   # a gone name may restore the proof
+            return
+        if bits & CHAIN and mask & _ENTRIES and (full in self._places or full in self._dirs or path in self._parents):
+            self._epoch += 1          # e.g. a source folder replaced by a symbolic link: where do roots lie now?
+            self._rescan = True
 
     def _turn_off(self, why: str) -> None:
         log.warning("freshness by inotify is off (%s): exact queries check freshness by stat", why)

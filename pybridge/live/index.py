@@ -33,10 +33,13 @@ The query layer asks through a small protocol (`pybridge.query.freshness.LiveHoo
 - `describe(root)`: the live fields of `status`.
 
 Before a catch-up syncs, it compares the workspace with the current
-generation by `stat` (`pybridge.sync.snapshot.changes`): when nothing
-differs (an edit reverted, a file touched and rewritten identically that the
-last sync already saw) it publishes nothing. A never-synced workspace is
-not synced in the background: the first sync is the user's call.
+generation by `stat` (`pybridge.sync.snapshot.changes`: which hashes a file
+whose size and mtime were kept by an edit, and looks at the places where a
+source root can appear): when nothing differs (an edit reverted, a file
+touched and rewritten identically that the last sync already saw) it
+publishes nothing. A generation whose snapshot predates those places is
+synced once, which brings it up to date. A never-synced workspace is not
+synced in the background: the first sync is the user's call.
 """
 
 from __future__ import annotations
@@ -58,7 +61,8 @@ from pybridge.live.worker import WarmWorker
 from pybridge.store import Store
 from pybridge.sync import StaleSnapshotError, store_path
 from pybridge.sync import sync as run_sync
-from pybridge.sync.snapshot import Snapshot, changes
+from pybridge.sync.snapshot import PARENT_MARK, Snapshot, changes
+from pybridge.workspace import candidate_roots, load_workspace
 
 log = logging.getLogger("pybridge.live")
 
@@ -226,7 +230,7 @@ class LiveIndex:
             barrier = self._barriers[root]
         if barrier is None:
             return None
-        return barrier.epoch(str(root), snapshot.source_roots, snapshot.poms)
+        return barrier.epoch(str(root), snapshot.source_roots, snapshot.poms, snapshot.places)
 
     def _proof(self, root: Path) -> str:
         """How exact queries know the files match: `events` (the inotify counter) or `stat` (a sweep)."""
@@ -338,7 +342,9 @@ class LiveIndex:
                          f"in the background.", "code": "not_synced"}
         number, snapshot = current
         try:
-            if not changes(Snapshot.from_json(t.root, snapshot), limit=1):
+            snap = Snapshot.from_json(t.root, snapshot)
+            # a snapshot older than `places` cannot see a new source root: one sync brings it up to date
+            if not snap.legacy and not changes(snap, limit=1):
                 return {"outcome": "unchanged", "generation": number}, None
         except Exception:  # an unreadable snapshot: let the sync decide
             log.debug("stat comparison failed for %s", t.root, exc_info=True)
@@ -381,19 +387,31 @@ class LiveIndex:
             store.close()
 
     def _load_scope(self, t: Target) -> None:
-        """The source folders that count, from the workspace model (and the current generation)."""
+        """The source folders that count, and the places where one can appear, from the workspace model
+        (and the current generation)."""
         roots: set[Path] = set()
+        places: set[Path] = set()
+        parents: set[Path] = set()
         try:
             current = self._current(t)
             if current is not None:
-                roots |= {t.root / r for r in current[1].get("source_roots", [])}
+                snap = Snapshot.from_json(t.root, current[1])
+                roots |= {t.root / r for r in snap.source_roots}
+                for place in snap.places:
+                    if place.endswith(PARENT_MARK):
+                        parents.add(t.root / place[:-len(PARENT_MARK)])
+                    else:
+                        places.add(t.root / place)
         except Exception:  # no generation readable: the model alone decides
             log.debug("no generation for %s", t.root, exc_info=True)
         try:
-            from pybridge.workspace import load_workspace
             for module in load_workspace(t.root).modules:
                 for scope in module.scopes.values():
                     roots |= {Path(r) for r in scope.roots}
+                candidates = candidate_roots(module)
+                places |= set(candidates.folders)
+                parents |= set(candidates.parents)
         except Exception:  # a broken POM: keep what the generation says
             log.debug("workspace model of %s unreadable", t.root, exc_info=True)
         t.scope.set_source_roots(roots)
+        t.scope.set_places(places, parents)

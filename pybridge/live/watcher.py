@@ -1,9 +1,13 @@
 """Watching the served workspaces for the edits that matter (watchfiles: OS events, polling fallback).
 
 Only inputs of a sync count: `.java` files under a source folder the
-workspace model knows, and every `pom.xml`. Anything under `target/`, `.git/`
-or the state folder is ignored. The watcher hands each relevant batch to
-`on_change(root, paths)`; debouncing and syncing are the live index's.
+workspace model knows, every `pom.xml`, and what happens at a place where the
+build system lets a source root appear (`pybridge.workspace.candidate_roots`:
+a module's `src/test/java` made, a source folder replaced by a symbolic
+link, a new folder under `target/generated-sources`). Anything else under
+`target/`, `.git/` or the state folder is ignored. The watcher hands each
+relevant batch to `on_change(root, paths)`; debouncing and syncing are the
+live index's.
 
 OS events (inotify, FSEvents, ReadDirectoryChangesW) are used where the OS
 gives them; where it gives none (watchfiles reports it, or the watch cannot
@@ -23,30 +27,51 @@ IGNORED_DIRS = frozenset({"target", ".git", ".hg", ".svn", ".idea", "node_module
 
 
 class Scope:
-    """What counts as an input in one workspace: its source folders, its POMs, not its state folder."""
+    """What counts as an input in one workspace: its source folders, its POMs, the places where a
+    source folder can appear, not its state folder."""
 
     def __init__(self, root: Path, state: Path) -> None:
         self.root = root
         self.state = state
         self.source_roots: tuple[Path, ...] = ()
+        self.places: tuple[Path, ...] = ()      # a folder here is a source root once it exists
+        self.parents: tuple[Path, ...] = ()     # every folder in these is a source root
 
     def set_source_roots(self, roots: Iterable[Path]) -> None:
         self.source_roots = tuple(sorted({Path(r) for r in roots}))
+
+    def set_places(self, places: Iterable[Path], parents: Iterable[Path]) -> None:
+        self.places = tuple(sorted({Path(p) for p in places}))
+        self.parents = tuple(sorted({Path(p) for p in parents}))
 
     def relevant(self, path: Path) -> bool:
         try:
             rel = path.relative_to(self.root)
         except ValueError:
             return False
-        if _under(path, self.state) or any(part in IGNORED_DIRS for part in rel.parts[:-1]):
+        if _under(path, self.state):
+            return False
+        if self._at_a_place(path):
+            return True
+        if path.suffix == ".java" and any(_under(path, src) for src in self.source_roots):
+            return True         # a root the model knows, even under target/ (generated sources)
+        if any(part in IGNORED_DIRS for part in rel.parts[:-1]):
             return False
         if path.name == "pom.xml":
             return True
         if path.suffix != ".java":
             return False
-        if not self.source_roots:
-            return True             # the model is unknown (never loaded): every .java counts
-        return any(_under(path, src) for src in self.source_roots)
+        return not self.source_roots    # the model is unknown (never loaded): every .java counts
+
+    def _at_a_place(self, path: Path) -> bool:
+        """A place where a root can appear, a folder on the way to one, or a source file under one."""
+        for place in self.places:
+            if _under(place, path) or (path.suffix == ".java" and _under(path, place)):
+                return True
+        for parent in self.parents:
+            if path.parent == parent or (path.suffix == ".java" and _under(path, parent)):
+                return True
+        return False
 
 
 def _under(path: Path, folder: Path) -> bool:

@@ -4,10 +4,26 @@ A snapshot records each source file (workspace-relative path, size, mtime,
 sha256), each `pom.xml` (path, size, mtime, sha256), each classpath entry
 (path, size, mtime), each module's Java release and encoding, and the
 indexer version. `changes()` compares a snapshot with the disk by `stat`
-alone (size and mtime; a new or vanished source file counts too), which is
-what the freshness check and the sync's end-of-run check use. It reads no
-file contents, so it costs one `stat` per file and one directory walk per
-source root.
+(size and mtime; a new or vanished source file counts too), which is what
+the freshness check, the live index's catch-up and the sync's end-of-run
+check use. It costs one `stat` per file and one directory walk per source
+root, and reads a file's contents only when its stat cannot tell:
+
+- Size and mtime can be kept by an edit (`touch -r`, `cp -p`, `rsync -t`,
+  `os.utime`), but not the inode's change time (ctime), which the kernel
+  sets on every write, rename, link or utime and which no call can set back.
+  A snapshot records `taken_ns`, the clock before it hashed its first file
+  (less a margin for the file system's coarser clock); a file whose size and
+  mtime match but whose ctime is later is hashed and compared with the
+  recorded sha256. So the stat sweep reaches the verdict of the sync's
+  content hash without hashing files that did not change since.
+- Source roots can appear without a build-file change (a module's first
+  `src/test/java`) or be replaced (a source folder turned into a symbolic
+  link to a sibling). A snapshot records, for each place where the build
+  system lets a root appear (`pybridge.workspace.candidate_roots`), the
+  roots found there (their real, workspace-relative paths); a place whose
+  roots differ now counts as changed (named by its path), so the catch-up
+  syncs and the sync's model reload picks the new root up.
 
 Hostile trees (DESIGN section 9: nothing outside a served workspace is ever
 read). A `*.java` entry that cannot be read (a dangling symlink, a symlink
@@ -33,6 +49,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +57,14 @@ from typing import Any
 
 from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts, Problem, Span
-from pybridge.workspace import Workspace
+from pybridge.workspace import Workspace, candidate_roots
 
 MAX_FILE_BYTES_ENV = "PYBRIDGE_MAX_FILE_BYTES"
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
+# How far before the snapshot's clock reading a ctime still makes a file suspect: file systems stamp
+# times from a coarse clock (up to a scheduler tick behind the fine one); a second covers it widely.
+CTIME_MARGIN_NS = 1_000_000_000
+PARENT_MARK = "/*"       # a place key ending so: every folder directly inside is a root
 
 
 def max_file_bytes() -> int:
@@ -142,19 +163,33 @@ class Snapshot:
     oversized: dict[str, list[Any]] = field(default_factory=dict)
     # (module id, scope) -> {absolute path as handed to the indexer: relpath}; not persisted
     scope_files: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    # place where a root can appear (relpath; PARENT_MARK-suffixed for a parent) -> the roots there now
+    places: dict[str, list[str]] = field(default_factory=dict)
+    # wall clock (ns) before the first file was hashed, less CTIME_MARGIN_NS; None: not recorded (older
+    # snapshots), so changes() trusts size and mtime alone
+    taken_ns: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
-                "skipped": self.skipped, "oversized": self.oversized,
-                "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
+                "skipped": self.skipped, "oversized": self.oversized, "places": self.places,
+                "taken_ns": self.taken_ns, "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
     def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
+        taken = data.get("taken_ns")
         return cls(Path(root), dict(data.get("files", {})), dict(data.get("poms", {})),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
                    dict(data.get("modules", {})), data.get("indexer_version", ""),
-                   dict(data.get("skipped") or {}), dict(data.get("oversized") or {}))
+                   dict(data.get("skipped") or {}), dict(data.get("oversized") or {}),
+                   places={str(k): list(v) for k, v in (data.get("places") or {}).items()},
+                   taken_ns=taken if isinstance(taken, int) else None)
+
+    @property
+    def legacy(self) -> bool:
+        """Written before snapshots recorded `places` and `taken_ns`: `changes()` cannot see a new
+        source root or an edit that kept size and mtime against it (a sync brings it up to date)."""
+        return self.taken_ns is None
 
     def inputs_fingerprint(self) -> str:
         """The fingerprint of the sources, POMs, releases and indexer version (not the classpath)."""
@@ -187,8 +222,13 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
     """
     root = workspace.root
     bound = max_file_bytes() if max_bytes is None else max_bytes
-    snap = Snapshot(root, indexer_version=indexer_version)
+    snap = Snapshot(root, indexer_version=indexer_version, taken_ns=time.time_ns() - CTIME_MARGIN_NS)
     for m in workspace.modules:
+        candidates = candidate_roots(m)
+        for place in [*(_rel(root, p) for p in candidates.folders),
+                      *(_rel(root, p) + PARENT_MARK for p in candidates.parents)]:
+            if not os.path.isabs(place):        # a place outside the workspace is never looked at
+                snap.places[place] = place_roots(root, place)
         st = m.pom_path.stat()
         snap.poms[_rel(root, m.pom_path)] = [st.st_size, st.st_mtime_ns, sha256_file(m.pom_path)]
         snap.modules[m.id] = {"release": m.release, "encoding": m.encoding}
@@ -219,6 +259,35 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                         listed[str(path)] = rel
     snap.source_roots = sorted(set(snap.source_roots))
     return snap
+
+
+def place_roots(root: Path, place: str) -> list[str]:
+    """The roots at a place (see `Snapshot.places`), as the real paths the workspace model gives them
+    (workspace-relative; absolute when outside): the folder itself when it exists, or for a parent
+    (`PARENT_MARK`) each folder in it, sorted."""
+    prefix = os.path.join(str(root), "")
+    if place.endswith(PARENT_MARK):
+        parent = prefix + place[:-len(PARENT_MARK)]
+        try:
+            entries = sorted(e.path for e in os.scandir(parent) if e.is_dir())
+        except OSError:
+            return []
+        return [_real_rel(root, prefix, path) for path in entries]
+    folder = prefix + place
+    return [_real_rel(root, prefix, folder)] if os.path.isdir(folder) else []
+
+
+def _real_rel(root: Path, prefix: str, path: str) -> str:
+    real = os.path.realpath(path)
+    return real[len(prefix):] if real.startswith(prefix) and os.sep == "/" else _rel(root, Path(real))
+
+
+def _content_changed(path: str, digest: object) -> bool:
+    """Whether a file whose stat matches holds other bytes than the recorded sha256 (unreadable: yes)."""
+    try:
+        return sha256_file(Path(path)) != str(digest)
+    except OSError:
+        return True
 
 
 def limitations(snap: Snapshot) -> list[dict[str, Any]]:
@@ -278,15 +347,18 @@ def add_classpath(snap: Snapshot, entries: Iterable[Path | str]) -> None:
 
 
 def changes(snap: Snapshot, limit: int = 100) -> list[str]:
-    """Workspace-relative paths whose stat no longer matches the snapshot (new, changed or deleted;
-    a skipped file that became readable, or a readable one that no longer is, counts too)."""
+    """Workspace-relative paths that no longer match the snapshot (new, changed or deleted; a skipped
+    file that became readable, or a readable one that no longer is; a place whose roots differ), by
+    `stat`, and by content for a file whose size and mtime match but whose ctime is later than the
+    snapshot (see the module docstring)."""
     root = snap.root
     # Plain strings, not Path objects: a live server runs this on every exact query, and pathlib's
     # parsing cost about 25 ms per call on guava's 627 files (now a few ms).
     prefix = os.path.join(str(root), "")
     changed: list[str] = []
+    taken = snap.taken_ns
     for table in (snap.files, snap.poms):
-        for rel, (size, mtime, *_rest) in table.items():
+        for rel, (size, mtime, *rest) in table.items():
             try:
                 st = os.stat(prefix + rel)
             except OSError:
@@ -294,6 +366,12 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
                 continue
             if st.st_size != size or st.st_mtime_ns != mtime:
                 changed.append(rel)
+            elif taken is not None and st.st_ctime_ns >= taken and rest and \
+                    _content_changed(prefix + rel, rest[-1]):
+                changed.append(rel)         # an edit that kept size and mtime
+    for place, roots in snap.places.items():
+        if place_roots(root, place) != roots:
+            changed.append(place)           # a root appeared, vanished or now resolves elsewhere
     for src in snap.source_roots:
         start = os.path.normpath(os.path.join(prefix, src))     # then every walked path is normalized
         for dirpath, _dirnames, filenames in os.walk(start):

@@ -24,6 +24,7 @@ from pathlib import Path
 from .buildsystem import BuildSystem, Key, Progress, Wording
 from .model import (
     SCOPES,
+    CandidateRoots,
     ClasspathResult,
     Dependency,
     Limitation,
@@ -32,6 +33,7 @@ from .model import (
     Scope,
     SiblingDep,
     Workspace,
+    candidate_roots,
 )
 from .registry import AUTO, by_name, select
 
@@ -51,7 +53,7 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
 
 
 __all__ = [
-    "AUTO", "SCOPES", "BuildSystem", "ClasspathResult", "Dependency", "Key", "Limitation", "Module",
-    "ModuleCycleError", "Progress", "Scope", "SiblingDep", "Wording", "Workspace", "by_name", "load_workspace",
-    "resolve_classpaths", "select",
+    "AUTO", "SCOPES", "BuildSystem", "CandidateRoots", "ClasspathResult", "Dependency", "Key", "Limitation",
+    "Module", "ModuleCycleError", "Progress", "Scope", "SiblingDep", "Wording", "Workspace", "by_name",
+    "candidate_roots", "load_workspace", "resolve_classpaths", "select",
 ]

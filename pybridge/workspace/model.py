@@ -140,6 +140,29 @@ class Module:
 
 
 @dataclass(frozen=True)
+class CandidateRoots:
+    """Where a module's source roots can appear, as its build system defines them, existing or not:
+    each of `folders` is a source root once it exists; each folder directly inside one of `parents`
+    is one (generated sources). Paths are absolute and not resolved (a folder replaced by a symbolic
+    link keeps its place)."""
+
+    folders: tuple[Path, ...]
+    parents: tuple[Path, ...]
+
+
+def candidate_roots(module: Module) -> CandidateRoots:
+    """The places where a source root of `module` can appear: the conventional and configured
+    folders of every scope (Maven: `sourceDirectory`, default `src/main/java`; `testSourceDirectory`,
+    default `src/test/java`) and the generated-source folders' parents. The live index watches and
+    sweeps them, so a root that no build-file change announces (a module's first `src/test/java`)
+    is seen. A `pom` module has none."""
+    scopes = module.scopes.values()
+    return CandidateRoots(
+        tuple(dict.fromkeys(folder for s in scopes for folder in s.declared_roots)),
+        tuple(dict.fromkeys(s.generated_base for s in scopes if s.generated_base is not None)))
+
+
+@dataclass(frozen=True)
 class Workspace:
     root: Path
     modules: tuple[Module, ...]

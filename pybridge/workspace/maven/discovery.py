@@ -189,9 +189,9 @@ def _module(mid: str, v: PomView, direct: dict[str, list[Dependency]]) -> Module
         test = v.resolve_dir(v.build_text("testSourceDirectory"), "src/test/java")
         scopes = {
             "main": Scope("main", _existing_dirs([main]), _generated(v.build_directory, "generated-sources"),
-                          (_resolved(main),), _resolved(v.build_directory / "generated-sources")),
+                          (main,), v.build_directory / "generated-sources"),
             "test": Scope("test", _existing_dirs([test]), _generated(v.build_directory, "generated-test-sources"),
-                          (_resolved(test),), _resolved(v.build_directory / "generated-test-sources")),
+                          (test,), v.build_directory / "generated-test-sources"),
         }
         assert tuple(scopes) == SCOPES
     processors = annotation_processors(v.dependencies.values(), configs, v.interp)
