@@ -133,7 +133,7 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
             id=mid, group_id=p.group or p.build.name, artifact_id=p.name, version=p.version, root=p.dir,
             pom_path=p.build_file, packaging="jar" if java else "pom", release=release,
             release_source=release_source, encoding=encoding, annotation_processing=bool(processors),
-            annotation_processors=processors, sibling_deps=_sibling_deps(p, entries, ids),
+            annotation_processors=processors, sibling_deps=_sibling_deps(p, entries, ids, by_key),
             dependencies=_dependencies(p, entries), scopes=module_scopes))
         if not java:
             continue
@@ -144,7 +144,7 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
             rel, rel_source = release_of(p, ss)
             enc, enc_source = encoding_of(ss)
             procs = _processors(p, ss)
-            lims = _limitations(mid, p, ss, procs, module_scopes[ss.name])
+            lims = _limitations(mid, p, ss, procs, module_scopes[ss.name], javac)
             note = jvm_encoding_note(p, enc_source)
             if note and ss.name == MAIN:
                 notes.append(note)
@@ -232,11 +232,6 @@ def _classify(p: ProjectJson, ss: SourceSetJson, by_key: dict[ProjectKey, Projec
     return tuple(out)
 
 
-def _roots(p: ProjectJson, ss: SourceSetJson) -> tuple[Path, ...]:
-    scope = _scope(ss)
-    return scope.roots
-
-
 def _scope(ss: SourceSetJson) -> Scope:
     src = tuple(dict.fromkeys(d.resolve() for d in ss.java_dirs if d.is_dir()))
     gen = tuple(d.resolve() for d in [ss.generated_dir] if d is not None and d.is_dir() and d.resolve() not in src)
@@ -248,7 +243,7 @@ def _paths(p: ProjectJson, ss: SourceSetJson, javac: tuple[CompileEntry, ...],
            by_key: dict[ProjectKey, ProjectJson]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """(classpath, sourcepath) of one source set."""
     classpath = [e.path for e in javac if e.kind == "external"]
-    own = list(_roots(p, ss))
+    own = list(_scope(ss).roots)
     siblings: list[Path] = []
     for e in javac:
         if e.project is None or e.source_set is None:
@@ -260,12 +255,12 @@ def _paths(p: ProjectJson, ss: SourceSetJson, javac: tuple[CompileEntry, ...],
         if e.kind == "own":
             if other.name == ss.name:
                 continue
-            own += _roots(target, other)
+            own += _scope(other).roots
             have = set(classpath)
             classpath += [x.path for x in entries.get((target.key, other.name), ())
                           if x.kind == "external" and x.path not in have]
         else:
-            siblings += _roots(target, other)
+            siblings += _scope(other).roots
     return tuple(dict.fromkeys(classpath)), tuple(dict.fromkeys(own + siblings))
 
 
@@ -286,9 +281,16 @@ def _processors(p: ProjectJson, ss: SourceSetJson) -> tuple[str, ...]:
 
 
 def _sibling_deps(p: ProjectJson, entries: dict[tuple[ProjectKey, str], tuple[CompileEntry, ...]],
-                  ids: dict[ProjectKey, str]) -> tuple[SiblingDep, ...]:
-    """Siblings on main's classpath (scope compile), then those only on other scopes' (scope test)."""
-    declared = {d for ss in p.source_sets for d in ss.declared_projects}
+                  ids: dict[ProjectKey, str], by_key: dict[ProjectKey, ProjectJson]) -> tuple[SiblingDep, ...]:
+    """Siblings on main's classpath (scope compile), then those only on other scopes' (scope test). Direct:
+    declared as a project (same build), or by the coordinates an included build's project answers to."""
+
+    def target_coordinates(key: ProjectKey) -> str:
+        q = by_key[key]
+        return f"{q.group}:{q.name}"
+
+    projects = {d for ss in p.source_sets for d in ss.declared_projects}
+    modules = {d for ss in p.source_sets for d in ss.declared_modules}
     out: dict[str, SiblingDep] = {}
     for ss in _ordered(p.source_sets):
         for e in entries.get((p.key, ss.name), ()):
@@ -297,8 +299,8 @@ def _sibling_deps(p: ProjectJson, entries: dict[tuple[ProjectKey, str], tuple[Co
             mid = ids[e.project]
             if mid not in out:
                 same_build = e.project[0] == p.build.root_dir
-                out[mid] = SiblingDep(mid, "compile" if ss.name == MAIN else "test",
-                                      direct=same_build and e.project[1] in declared,
+                direct = (e.project[1] in projects) if same_build else target_coordinates(e.project) in modules
+                out[mid] = SiblingDep(mid, "compile" if ss.name == MAIN else "test", direct=direct,
                                       test_jar=e.source_set not in (None, MAIN))
     return tuple(out.values())
 
@@ -317,11 +319,14 @@ def _dependencies(p: ProjectJson, entries: dict[tuple[ProjectKey, str], tuple[Co
 
 
 def _limitations(mid: str, p: ProjectJson, ss: SourceSetJson, processors: tuple[str, ...],
-                 scope: Scope) -> list[Limitation]:
+                 scope: Scope, javac: tuple[CompileEntry, ...]) -> list[Limitation]:
     out: list[Limitation] = []
     failures = list(ss.compile_classpath.failures) if ss.compile_classpath else []
     if ss.classpath_error and not failures:
         failures.append(ss.classpath_error)
+    # Gradle (4.4 at least) trusts its cache index for a jar deleted from disk
+    failures += [f"{e.gav} is in Gradle's cache index, but its file {e.path} is gone" for e in javac
+                 if e.kind == "external" and e.gav and not e.path.exists()]
     if failures:
         order = "" if ss.classpath is not None else " (in the configuration's order: the task's did not resolve)"
         out.append(Limitation("classpath_unresolved", mid, (

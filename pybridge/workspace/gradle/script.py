@@ -89,7 +89,8 @@ class SourceSetJson:
     processor_jars: tuple[Path, ...] = ()   # entries of processor_path that declare a processor
     compile_classpath: Resolved | None = None
     annotation_processor: Resolved | None = None
-    declared_projects: tuple[str, ...] = ()
+    declared_projects: tuple[str, ...] = ()     # project paths it declares dependencies on
+    declared_modules: tuple[str, ...] = ()      # group:name of the modules it declares
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ def _source_set(s: dict[str, Any]) -> SourceSetJson:
         processor_rule=s.get("processorRule"), processor_jars=_paths(s.get("processorJars") or ()),
         compile_classpath=_resolved(s.get("compileClasspath")),
         annotation_processor=_resolved(s.get("annotationProcessor")),
-        declared_projects=tuple(s.get("declaredProjects") or ()))
+        declared_projects=tuple(s.get("declaredProjects") or ()),
+        declared_modules=tuple(s.get("declaredModules") or ()))
 
 
 def _resolved(r: dict[str, Any] | None) -> Resolved | None:
