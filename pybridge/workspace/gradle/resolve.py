@@ -14,7 +14,9 @@ Steps:
 3. Otherwise the init script runs offline. When something did not resolve (a
    source set with failures, or no output at all) and `allow_online`, it runs
    again online, writing only the projects that failed (`-Dpybridge.only`),
-   or all of them when the offline run wrote nothing.
+   or all of them when the offline run wrote nothing; not when Gradle could
+   not run on the JDK, nor when the wrapper could not download its
+   distribution (it tries whatever the flags say: the offline run did).
 4. The output is mapped (`mapping.build_model`). It is cached only when no
    classpath is unresolved and the run had no limitation.
 
@@ -98,7 +100,10 @@ def _run(root: Path, state: Path, launcher: Launcher, env: Mapping[str, str], ti
     say(f"Reading the Gradle build with {' '.join(launcher.command)} (offline)")
     run = runner.run("model-offline", runner.model_args(script, out, pcache, offline=True), root, out=out)
     projects, problems = _read(out)
-    if allow_online and run.returncode is not None and (not run.ok or _failed(projects)):
+    # Online helps what did not resolve; not a JDK Gradle cannot run on, nor a wrapper distribution
+    # (the wrapper downloads it whatever the flags say, so the first run already tried)
+    hopeless = run.jdk_problem() or (launcher.kind == "wrapper" and run.download_problem())
+    if allow_online and run.returncode is not None and not hopeless and (not run.ok or _failed(projects)):
         failed = _failed(projects) if run.ok else []
         say(f"Reading the Gradle build online, for {len(failed) or 'all'} project(s) that did not resolve offline")
         run = runner.run("model-online", runner.model_args(script, out, pcache, offline=False, only=failed), root,
