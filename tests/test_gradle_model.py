@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pybridge.workspace.gradle import build_model, inputs, owns
+from pybridge.workspace.gradle import build_model, inputs, owns, source_places
 from pybridge.workspace.gradle.compiler import parse_level
 from pybridge.workspace.gradle.fingerprint import Facts, cache_key
 from pybridge.workspace.gradle.script import SCRIPT_VERSION, parse_project
@@ -322,3 +322,12 @@ def test_the_cache_key_covers_every_input_the_issue_lists(tmp_path):
     for change in ({"java_home": "/jdk21"}, {"gradle": "wrapper y"}, {"allow_online": False},
                    {"script_sha256": "t"}, {"env": (("GRADLE_OPTS", "-Xmx1g"),)}):
         assert cache_key(inputs(ws, env), _facts(**change)) != key, change
+
+
+def test_source_places_are_every_configured_folder_existing_or_not(tmp_path):
+    app = tmp_path / "app"
+    ss = source_set(app, "main", generatedDir=str(app / "build/generated/ap"))
+    ss["javaDirs"].append(str(app / "src/main/more"))
+    m = model(tmp_path, project(tmp_path, ":app", sets=[ss, source_set(app, "test")]))
+    assert source_places(m) == (app / "src/main/java", app / "src/main/more", app / "build/generated/ap",
+                                app / "src/test/java")

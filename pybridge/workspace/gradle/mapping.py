@@ -10,8 +10,9 @@ multi-project build, a java-platform, a `base` project) has no sources and
 packaging `pom`, as a Maven aggregator. An Android project has none either,
 and an `android_unsupported` limitation. buildSrc is not a module.
 
-Module ids: `group:name` when the project's group is set and the pair is
-unique, else `<build name>:<project path>` (e.g. `textkit::util`).
+Module ids: `group:name` (the build's name for an unset group: a root
+project's default) when the pair is unique, else `<build name>:<project
+path>` (e.g. `textkit::util`).
 
 Classpath of (module, scope): the compile task's classpath, which is what
 javac gets, in its order, each entry classified through Gradle's own
@@ -176,7 +177,7 @@ def _builds(projects: list[ProjectJson]) -> dict[str, Path]:
 
 
 def _module_ids(members: list[ProjectJson]) -> dict[ProjectKey, str]:
-    wanted = {p.key: f"{p.group}:{p.name}" for p in members if p.group}
+    wanted = {p.key: f"{p.group or p.build.name}:{p.name}" for p in members}
     counts: dict[str, int] = {}
     for mid in wanted.values():
         counts[mid] = counts.get(mid, 0) + 1
@@ -348,3 +349,14 @@ def _limitations(mid: str, p: ProjectJson, ss: SourceSetJson, processors: tuple[
 
 def _short(message: str) -> str:
     return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
+def source_places(model: GradleModel) -> tuple[Path, ...]:
+    """Every folder where a source root of the model can appear, existing or not: each scope's configured
+    Java folders and its generated-sources folder (what the live index watches for new roots)."""
+    out: list[Path] = []
+    for s in model.scopes.values():
+        out += s.source_dirs
+        if s.generated_dir is not None:
+            out.append(s.generated_dir)
+    return tuple(dict.fromkeys(out))
