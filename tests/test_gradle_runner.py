@@ -202,3 +202,10 @@ def test_offline_first_then_online_only_for_the_projects_that_failed(tmp_path):
     assert [p.name for p in model.classpaths[("g:a", "main")].classpath] == ["junit-4.13.2.jar"]
     assert model.classpaths[("g:a", "main")].limitations == ()
     assert [p.name for p in model.classpaths[("g:b", "main")].classpath] == ["junit-4.13.2.jar"]
+    # resolved: cached for every state folder (the shared cache); another one runs no Gradle
+    again = resolve_gradle(ws, tmp_path / "other-state", env=env_with(tmp_path, path=path), allow_online=True)
+    assert not (tmp_path / "other-state" / "gradle" / "logs").exists()
+    assert again.classpaths == model.classpaths
+    (ws / "settings.gradle").write_text("include 'a', 'b', 'c'\n")             # an input changed: Gradle runs
+    resolve_gradle(ws, tmp_path / "other-state", env=env_with(tmp_path, path=path), allow_online=True)
+    assert (tmp_path / "other-state" / "gradle" / "logs").exists()
