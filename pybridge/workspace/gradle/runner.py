@@ -20,9 +20,12 @@ checked before the run; when the JDK is too new, the newest installed JDK
 that is old enough (`/usr/lib/jvm`, ~/.sdkman, ~/.jdks, /opt/java) is used
 instead; when there is none: `gradle_jdk_incompatible`. After a run, Gradle's
 own complaints about the JVM (`JDK_MESSAGES`) give the same limitation. Not
-for `gradle` on the PATH: Debian patches its 4.4.1 to run on Java 17, where
-upstream 4.4 stops at Java 9 (and it ran the model on Temurin 25 too; only
-its test workers fail on Java 24+).
+for `gradle` on the PATH, whose version is unknown before it runs: Debian
+patches its 4.4.1 to run on Java 17, where upstream 4.4 stops at Java 9.
+Measured here: that 4.4.1 also reads the sample's model, and compiles, on
+Temurin 25 (printing only JDK warnings about sun.misc.Unsafe); the repository's
+build.gradle notes that its test task fails on Java 24+, which the model never
+runs.
 
 Flags: `--no-daemon --console=plain`, `--offline` for the first run,
 `-I <state>/gradle/pybridge-model.gradle`, `-Dpybridge.out=<state>/gradle/out`
