@@ -211,7 +211,7 @@ def test_the_sample_covers_what_the_issue_lists(resolution):
     model = resolution.model
     ids = [m.id for m in model.workspace.modules]
     assert "dev.pybridge.samples.textkit:textkit" in ids                      # the included build is a module
-    assert model.workspace.module("dev.pybridge.samples.gradle:platform").packaging == "pom"
+    assert not model.workspace.module("dev.pybridge.samples.gradle:platform").has_sources
     assert ("dev.pybridge.samples.gradle:app", "integrationTest") in model.classpaths
     app = model.workspace.module("dev.pybridge.samples.gradle:app")
     core = {d.module: d for d in app.sibling_deps}["dev.pybridge.samples.gradle:core"]
@@ -245,7 +245,7 @@ def render(model: GradleModel, ws: Path, home: Path) -> dict[str, object]:
     modules = []
     for m in model.workspace.modules:
         modules.append({
-            "id": m.id, "packaging": m.packaging, "build_file": path(m.pom_path), "release": m.release,
+            "id": m.id, "kind": m.kind, "build_file": path(m.build_files[0]), "release": m.release,
             "release_source": m.release_source, "encoding": m.encoding,
             "annotation_processors": list(m.annotation_processors),
             "sibling_deps": [[d.module, d.scope, d.direct] for d in m.sibling_deps],

@@ -160,7 +160,7 @@ def test_projects_without_java_are_modules_without_sources(tmp_path):
     mods = {x.id: x for x in m.workspace.modules}
     assert [x.id for x in m.workspace.modules] == [f"g:{tmp_path.name}", "g:app", "g:bom"]
     assert not mods["g:bom"].has_sources and mods["g:bom"].scopes == {}
-    assert mods["g:app"].packaging == "jar" and mods["g:app"].pom_path == tmp_path / "app" / "build.gradle"
+    assert mods["g:app"].kind == "jar" and mods["g:app"].build_files == (tmp_path / "app" / "build.gradle",)
 
 
 def test_an_android_project_is_a_named_limitation_and_indexes_nothing(tmp_path):

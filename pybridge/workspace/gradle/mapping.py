@@ -6,8 +6,8 @@ serves only as sources on its dependents' sourcepath). A project that applies
 `java` (also through java-library, application, war, ...) has one scope per
 source set: `main`, `test`, then the others by name (integrationTest,
 testFixtures, a custom mavenExt, ...). A project without `java` (the root of a
-multi-project build, a java-platform, a `base` project) has no sources and
-packaging `pom`, as a Maven aggregator. An Android project has none either,
+multi-project build, a java-platform, a `base` project) has no sources
+(kind `none`, like a Maven aggregator). An Android project has none either,
 and an `android_unsupported` limitation. buildSrc is not a module.
 
 Module ids: `group:name` (the build's name for an unset group: a root
@@ -132,7 +132,7 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
         processors = tuple(dict.fromkeys(x for ss in p.source_sets for x in _processors(p, ss)))
         modules.append(Module(
             id=mid, group_id=p.group or p.build.name, artifact_id=p.name, version=p.version, root=p.dir,
-            pom_path=p.build_file, packaging="jar" if java else "pom", release=release,
+            build_files=(p.build_file,), kind="jar" if java else "none", has_sources=java, release=release,
             release_source=release_source, encoding=encoding, annotation_processing=bool(processors),
             annotation_processors=processors, sibling_deps=_sibling_deps(p, entries, ids, by_key),
             dependencies=_dependencies(p, entries), scopes=module_scopes))
@@ -155,7 +155,7 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
     agents = agents_for({k: replace(cp, classpath=scopes[k].processor_path + cp.classpath)
                          for k, cp in classpaths.items()})
     version = projects[0].gradle if projects else None
-    return GradleModel(Workspace(root, tuple(modules)), classpaths, scopes, tuple(limitations), tuple(agents),
+    return GradleModel(Workspace(root, tuple(modules), "gradle"), classpaths, scopes, tuple(limitations), tuple(agents),
                        version, tuple(dict.fromkeys(notes)), tuple(projects))
 
 

@@ -64,7 +64,7 @@ def resolve_gradle(root: Path | str, state_dir: Path | str, *, allow_online: boo
     state = Path(state_dir).resolve() / "gradle"
     found = find_launcher(root, env, allow_online=allow_online, executable=gradle_executable)
     if isinstance(found, Limitation):
-        return GradleModel(Workspace(root, ()), {}, {}, (found,))
+        return GradleModel(Workspace(root, (), "gradle"), {}, {}, (found,))
     launcher = found
     if launcher.java_note:
         say(launcher.java_note)
