@@ -290,3 +290,18 @@ def test_a_scope_that_sees_a_misplaced_file_compiles_whole_as_in_a_fresh_sync(re
 ])
 def test_the_declared_package_is_read_from_the_beginning_of_a_source(text, package):
     assert declared_package(text) == package
+
+
+def test_a_copy_left_where_a_file_was_moved_from_is_compiled_with_it(reactor, worker, tmp_path):
+    """Two files declare com.acme.core.Message (`cp` instead of `mv`): a fresh sync compiles both,
+    and the later one gets "The type Message is already defined" and no declarations."""
+    root, state, _ = reactor
+    core = root / "core/src/main/java/com/acme/core"
+    (core / "msg").mkdir()
+    shutil.copy(core / "Message.java", core / "msg/Message.java")
+    sync(root, state_dir=state, worker=worker)
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+    with Store.open(store_path(state)) as store, store.reader() as r:
+        problems = r.problems(path="core/src/main/java/com/acme/core/msg/Message.java")
+    assert any("already defined" in p.message for p in problems)

@@ -60,10 +60,12 @@ a move is a deletion at the old path and an addition at the new one (the
 names of both, the references into the old one, the folder names that
 appeared or vanished), and `Units` decides each round's compilation: a
 module and scope compiles its misplaced files whenever it compiles anything
-(their facts staged once, in the first round that compiles them), and one
-whose sourcepath holds another's misplaced file compiles whole, as in a full
-sync, since which of its files load that file first decides what the others
-resolve.
+(their facts staged once, in the first round that compiles them), with the
+files that declare a type one of them declares too (a copy left where a
+file was moved from: which one gets "already defined" depends on both being
+compiled); and one whose sourcepath holds another's misplaced file compiles
+whole, as in a full sync, since which of its files load that file first
+decides what the others resolve.
 
 The result equals a from-scratch sync (tests/test_incremental_diff.py
 compares them fact by fact after hundreds of random edits).
@@ -315,39 +317,72 @@ class Units:
         self.by_job: dict[Job, set[str]] = {}
         for rel, entry in files.items():
             self.by_job.setdefault((entry.module, entry.scope), set()).add(rel)
-        self.misplaced = misplaced(files, roots, encodings)
-        self.whole = {viewer for job, paths in self.misplaced.items() if paths for viewer in visible.get(job, ())}
+        self.placement = placement(files, roots, encodings)
+        self.whole = {viewer for job, paths in self.placement.misplaced.items() if paths
+                      for viewer in visible.get(job, ())}
 
     def round(self, batch: set[str], done: set[str]) -> tuple[set[str], set[str]]:
         """(files to index and stage, files to compile along), given the files the planner chose
         and every file indexed in earlier rounds."""
         compiled = set(batch)
         for job in {(self.files[rel].module, self.files[rel].scope) for rel in batch}:
-            compiled |= self.by_job.get(job, set()) if job in self.whole else self.misplaced.get(job, set())
+            compiled |= self.by_job.get(job, set()) if job in self.whole else self.placement.along.get(job, set())
         return compiled - done, compiled & done - batch
 
 
-def misplaced(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str]) \
-        -> dict[Job, set[str]]:
-    """job -> its files whose folder under their source root is not the package they declare
-    (or whose beginning does not say which package): the sourcepath cannot find their types.
-    Reads the first few KB of every file (about 20 ms for guava's 627 files)."""
-    out: dict[Job, set[str]] = {}
+@dataclass
+class Placement:
+    """Files whose types the sourcepath cannot stand for, per module and scope."""
+
+    # Their folder under their source root is not the package they declare (or their beginning
+    # does not say which package).
+    misplaced: dict[Job, set[str]] = field(default_factory=dict)
+    # Those, and the files that declare a type another file of the job declares too (a copy left
+    # where a moved file was, one path in two source roots): which of them declares it first
+    # decides which one the other's "already defined" error goes to, as in a full sync.
+    along: dict[Job, set[str]] = field(default_factory=dict)
+
+
+def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str]) -> Placement:
+    """Reads the first few KB of every file (about 10 ms for guava's 627 files), all of a
+    misplaced one (the names of the types it may declare)."""
+    out = Placement()
+    declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
     prefixes = {job: [os.path.join(str(root), "") for root in job_roots] for job, job_roots in roots.items()}
     codecs_of = {job: _codec(encoding) for job, encoding in encodings.items()}
     for rel, entry in files.items():
         job = (entry.module, entry.scope)
+        codec = codecs_of.get(job, "utf-8")
         folder = os.path.dirname(entry.abs_path) + "/"
         folders = {folder[len(prefix):] for prefix in prefixes.get(job, ()) if folder.startswith(prefix)}
         try:
-            package = _package_of(entry.abs_path, codecs_of.get(job, "utf-8"))
+            package = _package_of(entry.abs_path, codec)
         except OSError:
             package = None        # gone or unreadable: the sync finds it stale or skips it
-        if package is None or (package.replace(".", "/") + "/" if package else "") not in folders:
-            out.setdefault(job, set()).add(rel)
+        if package is None:
+            out.misplaced.setdefault(job, set()).add(rel)
+            continue
+        folder = package.replace(".", "/") + "/" if package else ""
+        names = {os.path.basename(entry.abs_path).removesuffix(".java")}
+        if folder not in folders:
+            out.misplaced.setdefault(job, set()).add(rel)
+            try:
+                names |= set(_TYPE_NAME.findall(Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
+            except OSError:
+                pass
+        for name in names:
+            declared.setdefault(job, {}).setdefault(folder + name, set()).add(rel)
+    for job, paths in out.misplaced.items():
+        out.along[job] = set(paths)
+    for job, by_name in declared.items():
+        for paths in by_name.values():
+            if len(paths) > 1:
+                out.along.setdefault(job, set()).update(paths)
     return out
 
 
+# Anything that may name a declared type (comments included: a superset).
+_TYPE_NAME = re.compile(r"\b(?:class|interface|enum|record)\s+([\w$]+)")
 # Comments, annotations (one level of nested parentheses in their arguments), then the package.
 # Possessive: nothing backtracks into a comment.
 _PREAMBLE = (r"(?:\s++|//[^\n]*+|/\*[^*]*+\*++(?:[^/*][^*]*+\*++)*+/"
