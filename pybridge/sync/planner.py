@@ -55,10 +55,11 @@ a project that ignores the convention: javac and Maven accept it) declares
 its types only to the files compiled together with it, while a type looked
 up by that folder's name loads it as a side effect, declaring its real types
 to whatever the compiler resolves next. A full sync compiles each module and
-scope whole, so its result depends on which files are compiled together. So
-a move is a deletion at the old path and an addition at the new one (the
-names of both, the references into the old one, the folder names that
-appeared or vanished), and `Units` decides each round's compilation: a
+scope whole; a round compiles only some of its files, and then what a file
+resolves depends on which files are compiled with it. So a move is a
+deletion at the old path and an addition at the new one (the names of both,
+the references into the old one, the folder names that appeared or
+vanished), and `Units` decides each round's compilation: a
 module and scope compiles its misplaced files whenever it compiles anything
 (their facts staged once, in the first round that compiles them), with the
 files that declare a type one of them declares too (a copy left where a
