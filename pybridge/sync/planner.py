@@ -345,7 +345,7 @@ class Placement:
 
 
 def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str]) -> Placement:
-    """Reads the first few KB of every file (about 10 ms for guava's 627 files), all of a
+    """Reads the first few KB of every file (12-18 ms for guava's 627 files here), all of a
     misplaced one (the names of the types it may declare)."""
     out = Placement()
     declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
