@@ -4,15 +4,22 @@ Edits are chosen with a seeded RNG from the declarations of the current
 generation (so they land on real methods, parameters, fields and types):
 rename a method (its declaration alone, or with every reference), add an
 overload, change a parameter's or a field's type, delete a file and later
-re-add it, move a class to another package, add a subclass that overrides
-a method, edit a method body (test files included), break a file's syntax
-and later repair it.
+re-add it, move a class to another package, move a file to another folder
+without changing its `package` line, add a new source root (a module's
+first `src/test/java`, a generated-sources folder) with a class that uses
+main code, edit a file in place through a hard link made outside the
+workspace, rename a method keeping the file's size and mtime, add a
+subclass that overrides a method, edit a method body (test files
+included), break a file's syntax and later repair it. Most edits are undone
+later (`restore`).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import shutil
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +37,11 @@ class Decl:
     name_span: tuple[int, int, int, int]
     span: tuple[int, int, int, int]
     modifiers: int
+
+
+def _top_level(d: Decl) -> bool:
+    """A type's container is itself when it is top-level (the enclosing type when nested)."""
+    return d.declaring in ("", d.key)
 
 
 def current_decls(store_file: Path) -> list[Decl]:
@@ -123,12 +135,14 @@ class Editor:
     root: Path
     store_file: Path
     rng: random.Random
-    pending: list[tuple[str, bytes | None, str | None]] = field(default_factory=list)  # restores to do
+    # Restores to do: (path, its old bytes or None to delete it, a file or folder to remove first).
+    pending: list[tuple[str, bytes | None, str | None]] = field(default_factory=list)
     counter: int = 0
+    kind: str = ""          # the kind of the last edit ("restore" for an undo)
 
     KINDS = ("rename_method", "rename_method_everywhere", "add_overload", "change_parameter_type",
              "change_field_type", "delete_file", "move_class", "add_subclass", "edit_body", "edit_test_body",
-             "break_syntax")
+             "break_syntax", "move_keeping_package", "new_source_root", "hard_linked_edit", "size_and_mtime_kept")
 
     def _text(self, path: str) -> str:
         return (self.root / path).read_text(encoding="utf-8")
@@ -140,26 +154,37 @@ class Editor:
     def _offset(self, text: str, pos: tuple[int, int]) -> int:
         return _Text(text).offset(*pos)
 
-    def edit(self) -> str:
-        """Apply one edit; returns what it did."""
-        if self.pending and self.rng.random() < 0.5:
-            path, data, extra = self.pending.pop(self.rng.randrange(len(self.pending)))
-            if extra is not None and (self.root / extra).exists():
-                (self.root / extra).unlink()
-            if data is None:
-                (self.root / path).unlink(missing_ok=True)
-            else:
-                (self.root / path).parent.mkdir(parents=True, exist_ok=True)
-                (self.root / path).write_bytes(data)
-            return f"restore {path}" + (f" (removing {extra})" if extra else "")
+    def edit(self, kind: str | None = None) -> str:
+        """Apply one edit (of `kind`, one of KINDS, when given); returns what it did."""
+        if kind is None and self.pending and self.rng.random() < 0.5:
+            return self.restore()
         decls = current_decls(self.store_file)
         for _ in range(50):
-            kind = self.rng.choice(self.KINDS)
-            done = getattr(self, "_" + kind)(decls)
+            chosen = kind or self.rng.choice(self.KINDS)
+            done = getattr(self, "_" + chosen)(decls)
             if done:
                 self.counter += 1
+                self.kind = chosen
                 return done
+        if kind is not None:
+            raise AssertionError(f"no {kind} edit applies to {self.root}")
+        self.kind = "edit_body"
         return self._edit_body(decls) or "nothing"
+
+    def restore(self) -> str:
+        """Undo one pending edit, picked at random."""
+        path, data, extra = self.pending.pop(self.rng.randrange(len(self.pending)))
+        self.kind = "restore"
+        if extra is not None and (self.root / extra).is_dir():
+            shutil.rmtree(self.root / extra)
+        elif extra is not None and (self.root / extra).exists():
+            (self.root / extra).unlink()
+        if data is None:
+            (self.root / path).unlink(missing_ok=True)
+        else:
+            (self.root / path).parent.mkdir(parents=True, exist_ok=True)
+            (self.root / path).write_bytes(data)
+        return f"restore {path}" + (f" (removing {extra})" if extra else "")
 
     def _pick(self, decls: list[Decl], kinds: set[str], test: bool | None = None) -> Decl | None:
         pool = [d for d in decls if d.kind in kinds and d.name and (self.root / d.path).exists()
@@ -248,7 +273,7 @@ class Editor:
 
     def _move_class(self, decls: list[Decl]) -> str | None:
         d = self._pick(decls, {"CLASS", "INTERFACE", "ENUM", "RECORD"})
-        if d is None or d.declaring:
+        if d is None or not _top_level(d):
             return None
         text = self._text(d.path)
         m = re.search(r"^package\s+([\w.]+)\s*;", text, re.M)
@@ -267,7 +292,7 @@ class Editor:
 
     def _add_subclass(self, decls: list[Decl]) -> str | None:
         d = self._pick(decls, {"CLASS"})
-        if d is None or d.declaring or d.modifiers & 0x10:   # final
+        if d is None or not _top_level(d) or d.modifiers & 0x10:   # final
             return None
         text = self._text(d.path)
         m = re.search(r"^package\s+([\w.]+)\s*;", text, re.M)
@@ -320,3 +345,111 @@ class Editor:
         self._write(d.path, text[:at] + junk + text[at:])
         self.pending.append((d.path, data, None))
         return f"break the syntax of {d.path} with {junk!r}"
+
+    def _package_root(self, path: str) -> tuple[str, Path] | None:
+        """The package a file declares and the source root it lies in (None when its folder is
+        not its package's)."""
+        m = re.search(r"^package\s+([\w.]+)\s*;", self._text(path), re.M)
+        if not m:
+            return None
+        folder = Path(path).parent
+        tail = Path(*m.group(1).split("."))
+        if folder.parts[-len(tail.parts):] != tail.parts:
+            return None
+        return m.group(1), Path(*folder.parts[:-len(tail.parts)])
+
+    def _move_keeping_package(self, decls: list[Decl]) -> str | None:
+        """Move a file to another folder of its source root (another package's, or a new one),
+        its `package` line unchanged: the sourcepath no longer finds its types by folder."""
+        d = self._pick(decls, {"CLASS", "INTERFACE", "ENUM", "RECORD"})
+        if d is None or not _top_level(d):
+            return None
+        where = self._package_root(d.path)
+        if where is None:
+            return None
+        src = Path(d.path)
+        folders = sorted({p.parent.relative_to(self.root) for p in (self.root / where[1]).rglob("*.java")}
+                         - {src.parent})
+        folder = self.rng.choice(folders + [src.parent / "zzelsewhere"])
+        target = (folder / src.name).as_posix()
+        if (self.root / target).exists():
+            return None
+        data = (self.root / d.path).read_bytes()
+        (self.root / target).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / d.path).rename(self.root / target)
+        self.pending.append((d.path, data, target))
+        return f"move {d.path} -> {target} keeping `package {where[0]};`"
+
+    def _new_source_root(self, decls: list[Decl]) -> str | None:
+        """A source root that was not there: a module's first src/test/java (or src/main/java),
+        or a generated-sources folder, holding a class that uses a main class of the module."""
+        modules = sorted(p.parent.relative_to(self.root) for p in self.root.rglob("pom.xml")
+                         if "target" not in p.relative_to(self.root).parts)
+        self.rng.shuffle(modules)
+        for module in modules:
+            prefix = "" if module == Path(".") else module.as_posix() + "/"
+            mains = [d for d in decls if d.kind in ("CLASS", "INTERFACE") and _top_level(d)
+                     and d.path.startswith(prefix + "src/main/java/") and (self.root / d.path).exists()
+                     and self._package_root(d.path) is not None]
+            if not mains:
+                continue
+            roots = [r for r in ("src/test/java", "src/main/java") if not (self.root / prefix / r).exists()]
+            self.counter += 1
+            roots += [f"target/generated-sources/zzgen{self.counter}",
+                      f"target/generated-test-sources/zzgen{self.counter}"]
+            new_root = self.rng.choice(roots)
+            used = self.rng.choice(mains)
+            package, _root = self._package_root(used.path) or ("", Path())
+            test = "test" in new_root
+            name = f"ZzRoot{self.counter}" + ("Test" if test else "")
+            path = f"{prefix}{new_root}/{package.replace('.', '/')}/{name}.java"
+            top = Path(path).parent
+            while not (self.root / top.parent).exists():
+                top = top.parent
+            self._write(path, f"package {package};\n\npublic class {name} {{\n    {used.name} used;\n\n"
+                              f"    String use() {{\n        return String.valueOf(used);\n    }}\n}}\n")
+            self.pending.append((path, None, top.as_posix()))
+            return f"new source root {prefix}{new_root} with {path} using {used.name}"
+        return None
+
+    def _hard_linked_edit(self, decls: list[Decl]) -> str | None:
+        """Edit a file in place through a hard link made outside the workspace (the link stays)."""
+        d = self._pick(decls, {"METHOD", "CONSTRUCTOR"})
+        if d is None:
+            return None
+        text = self._text(d.path)
+        if self.rng.random() < 0.5:
+            t = _Text(text)
+            brace = _body_start(text, t.offset(*d.name_span[2:]), t.offset(*d.span[2:]))
+            if brace >= len(text) or text[brace] != "{":
+                return None
+            new, what = text[:brace + 1] + " int zzLinked = 2;" + text[brace + 1:], "a statement in the body of"
+        else:
+            end = self._offset(text, d.span[2:])
+            new = text[:end] + f"\n    static void {d.name}(short zzLinked) {{ }}\n" + text[end:]
+            what = "an overload of"
+        links = self.root.parent / f"{self.root.name}-links"
+        links.mkdir(exist_ok=True)
+        self.counter += 1
+        link = links / f"{self.counter}-{Path(d.path).name}"
+        os.link(self.root / d.path, link)
+        with open(link, "r+b") as f:       # in place: the same inode, no event in the workspace's folders
+            f.write(new.encode("utf-8"))
+            f.truncate()
+        return f"add {what} {d.name} in {d.path} through the hard link {link.name}"
+
+    def _size_and_mtime_kept(self, decls: list[Decl]) -> str | None:
+        """Rename a method's declaration to a name of the same length and put the file's mtime
+        back (`touch -r`, `cp -p`): only its content says it changed."""
+        methods = [m for m in self._methods(decls) if m.name.isascii()]
+        if not methods:
+            return None
+        d = self.rng.choice(methods)
+        new = d.name[:-1] + ("Q" if d.name[-1] != "Q" else "W")
+        path = self.root / d.path
+        before = path.stat()
+        self._replace(d.path, d.name_span, new)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = path.stat()
+        assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+        return f"rename method {d.name} -> {new} in {d.path} keeping its size and mtime"

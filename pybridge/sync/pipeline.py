@@ -42,7 +42,7 @@ from pybridge.sync.meta import (
     relative,
 )
 from pybridge.sync.oversized import has_oversized, stage_oversized
-from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, environment, plan, visibility
+from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, environment, plan, visibility
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
@@ -244,6 +244,7 @@ class _Inputs:
     visible: dict[Job, set[Job]]                      # job -> the jobs that see its sources
     build_changed: set[str]                           # module ids whose build files changed
     generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
+    roots: dict[Job, list[Path]] = field(default_factory=dict)   # job -> its source roots
 
 
 @dataclass
@@ -319,7 +320,7 @@ def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshot
                 build_changed.add(module.id)
     return _Inputs(system, workspace, snap, jobs, files, envs,
                    visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
-                   generated_roots(workspace))
+                   generated_roots(workspace), roots)
 
 
 def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
@@ -383,6 +384,8 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
     in; then list the files no edit affects with their stored versions."""
     staged = _Staged()
     propagation = None if todo.full or reader is None else Propagation(reader, inputs.files, inputs.visible)
+    encodings = {job: module.encoding for job, (module, _cp) in inputs.jobs.items()}
+    units = None if propagation is None else Units(inputs.files, inputs.roots, inputs.visible, encodings)
     done: set[str] = set()
     batch = set(todo.first)
     deleted = set(todo.deleted)    # a deletion alone affects other files too
@@ -390,7 +393,10 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
         staged.rounds += 1
         if staged.rounds > 1:
             faults.hit("sync.next_round")
-        signatures, edges = _index_round(run, worker, staging, inputs, batch, staged, len(done))
+        along: set[str] = set()
+        if units is not None:
+            batch, along = units.round(batch, done)   # what must be compiled with it (misplaced files)
+        signatures, edges = _index_round(run, worker, staging, inputs, batch, staged, len(done), along)
         done |= batch
         if propagation is None:
             break
@@ -413,19 +419,22 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
 
 
 def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, batch: set[str],
-                 staged: _Staged, done_before: int) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
+                 staged: _Staged, done_before: int, along: set[str]
+                 ) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     """Index `batch` (relpaths), one worker request per module and scope, with the whole
-    sourcepath and classpath (so one file alone is indexed exactly as in a full run). The
-    requests go to the worker back to back (`Worker.index_all`): the JVM starts on the next
+    sourcepath and classpath (so one file alone is indexed exactly as in a full run), and
+    compile `along` with it (files an earlier round staged: their facts are not staged again).
+    The requests go to the worker back to back (`Worker.index_all`): the JVM starts on the next
     module and scope while the last chunks of the previous one are staged."""
     signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
-    total = done_before + len(batch)
+    total = done_before + len(batch) + len(along)
     stage_time = [0.0]
     tasks: list[IndexTask] = []
     starts: list[tuple[Job, int]] = []       # each task's job and the files done before it
+    skip = {inputs.files[rel].abs_path for rel in along}
     for job, (module, cp) in inputs.jobs.items():
-        paths = sorted(inputs.files[rel].abs_path for rel in batch if
+        paths = sorted(inputs.files[rel].abs_path for rel in batch | along if
                        (inputs.files[rel].module, inputs.files[rel].scope) == job)
         if not paths:
             continue
@@ -438,6 +447,8 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
             # Runs while the JVM indexes the next chunk (the worker streams its facts).
             ts = time.perf_counter()
             for ff in chunk:
+                if ff.path in skip:
+                    continue
                 rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges)
                 faults.hit("sync.staging")
                 staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
@@ -454,7 +465,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": first_done, "total": total})
     t = time.perf_counter()
     results = worker.index_all(tasks)
-    staged.reindexed += sum(len(task.request.files) for task in tasks)
+    staged.reindexed += len(batch)
     # `index`: this thread waiting for the JVM's facts; `stage`: storing them (the two overlap with the
     # JVM's work, so `jvm`, the JVM's own time, is about index + stage when staging keeps up).
     run.timings["index"] = run.timings.get("index", 0.0) + time.perf_counter() - t - stage_time[0]
