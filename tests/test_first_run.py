@@ -11,13 +11,12 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from pybridge.errors import WorkspaceError
 from pybridge.workspace.root import find_root
-from tests.mcp_session import ROOT, checked_call, serve
+from tests.mcp_session import checked_call, serve
 
 DEADLINE = 300      # seconds: a bound for waits on a loaded machine, never a measured time
 
