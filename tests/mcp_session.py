@@ -70,14 +70,14 @@ async def _http_session(url: str, token: str):
 
 
 @contextlib.contextmanager
-def serve(repos: list[Path], state_home: Path, extra_env: dict | None = None):
-    args = ["-m", "pybridge.cli", "serve"]
-    for repo in repos:
-        args += ["--repo", str(repo)]
+def serve(repos: list[Path], state_home: Path, extra_env: dict | None = None, options: list[str] | None = None,
+          cwd: Path | None = None, launcher: list[str] | None = None):
+    """A Python SDK client session over stdio with `pybridge serve --repo R... OPTIONS`, started in `cwd`
+    (default: the checkout); `launcher` replaces `-m pybridge.cli` (a `-c` program that runs the CLI)."""
+    args = [*(launcher or ["-m", "pybridge.cli"]), *serve_args(repos)[2:], *(options or [])]
     env = {**os.environ, "PYBRIDGE_STATE_HOME": str(state_home), **(extra_env or {})}
     env.pop("PYBRIDGE_STATE_DIR", None)
-    params = StdioServerParameters(command=sys.executable, args=args, env=env,
-                                   cwd=str(Path(__file__).resolve().parent.parent))
+    params = StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(cwd or ROOT))
     with start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(_session(params)) as session:
             yield Client(portal, session)

@@ -15,7 +15,7 @@ from tests.test_query_paging import _write_project
 
 ENVELOPE = {"commit", "generated_at", "stale", "freshness", "checked_at"}
 CODES = {"invalid_argument", "unknown_repo", "not_synced", "not_found", "ambiguous", "invalid_key", "stale_key",
-         "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
+         "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "indexing"}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def served(tmp_path_factory, samples, worker):
             sync(root, state_dir=default_state_dir(root), worker=worker, allow_online=name != "broken")
         roots["fresh"] = base / "fresh"
         shutil.copytree(samples / "kitchen-sink", roots["fresh"])
-    with serve(list(roots.values()), home) as client:
+    with serve(list(roots.values()), home, {"PYBRIDGE_NO_AUTO_SYNC": "1"}) as client:     # fresh stays not_synced
         yield client, roots
 
 
@@ -108,6 +108,8 @@ def test_every_error_object_validates_against_the_output_schema_of_every_tool(se
         {"error": "x.", "code": "unknown_repo", "served": ["a", "b"]},
         {"error": "x.", "code": "invalid_argument", "field": "limit"},
         {"error": "x.", "code": "sync_failed", "cause": "crashed"},
+        {"error": "x.", "code": "indexing", "filesDone": 3, "filesTotal": 9, "etaSeconds": None, "phase": "index"},
+        {"error": "x.", "code": "not_synced", "syncError": {"error": "y.", "code": "sync_failed"}},
     ]
     for schema in schemas.values():
         for error in errors:
@@ -212,7 +214,7 @@ def test_every_error_code_comes_back_as_an_error_result_carrying_its_code(served
     seen.add(err(client, "find_references", {"symbolKey": "AAAAAAAAAAAAAAAAAAAAAA"}, "invalid_key")["code"])
     k = key(client, "Counter.count")
     seen.add(err(client, "find_references", {"symbolKey": k, "cursor": "garbage"}, "invalid_cursor")["code"])
-    assert seen == CODES - {"stale_key", "stale_snapshot", "stale_cursor", "sync_failed"}
+    assert seen == CODES - {"stale_key", "stale_snapshot", "stale_cursor", "sync_failed", "indexing"}
 
 
 def test_a_sync_that_cannot_read_the_workspace_fails_with_sync_failed_and_keeps_the_old_generation(
@@ -347,7 +349,7 @@ def test_streamable_http_serves_the_same_tools_on_loopback(served, tmp_path):
         port = s.getsockname()[1]
     env = {**__import__("os").environ, "PYBRIDGE_STATE_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen([sys.executable, "-m", "pybridge.cli", "serve", "--repo", str(roots["fresh"]), "--http",
-                             "--port", str(port)], stderr=subprocess.PIPE, text=True, env=env)
+                             "--port", str(port), "--no-auto-sync"], stderr=subprocess.PIPE, text=True, env=env)
     try:
         for line in proc.stderr:
             if "running on http://127.0.0.1:" in line:

@@ -115,7 +115,7 @@ def scenario(tmp_path_factory, samples, worker):
 def answers(request, scenario) -> dict:
     roots, home = scenario["roots"], scenario["home"]
     # the drifted copy must stay drifted (the live index would catch up)
-    env = server_env(home, {"PYBRIDGE_NO_WATCH": "1"})
+    env = server_env(home, {"PYBRIDGE_NO_WATCH": "1", "PYBRIDGE_NO_AUTO_SYNC": "1"})    # fresh stays not_synced
     repos = list(roots.values())
     if request.param == "stdio":
         out = run_ts_client({"transport": "stdio", "command": sys.executable, "args": serve_args(repos),

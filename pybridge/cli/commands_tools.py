@@ -86,14 +86,17 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
     _run(repos, state_dir, name, parsed, as_json=True)
 
 
-@main.command("serve", help="Serve the MCP tools for the workspaces given with --repo: over stdio by "
-                            "default, or streamable HTTP at http://HOST:PORT/mcp with --http. HTTP binds to "
+@main.command("serve", help="Serve the MCP tools for the workspaces given with --repo (default: the "
+                            "workspace root found upward from the current directory): over stdio by default, "
+                            "or streamable HTTP at http://HOST:PORT/mcp with --http. HTTP binds to "
                             "127.0.0.1 and refuses requests whose Host or Origin is not loopback (403, "
                             "DNS-rebinding protection) unless --allow-host/--allow-origin allow them; with "
                             "--token (or PYBRIDGE_TOKEN) every request needs 'Authorization: Bearer TOKEN' "
                             "(401 otherwise). A non-loopback --host requires a token. The server watches the "
                             "workspaces and syncs edits in the background with a warm indexer JVM (--no-watch "
-                            "turns watching off).")
+                            "turns watching off). A workspace never synced gets its first sync in the "
+                            "background (--no-auto-sync: not); meanwhile tools wait up to --fresh-wait, then "
+                            "answer `indexing` with its progress.")
 @repo_option
 @state_dir_option
 @click.option("--http", "http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
@@ -137,6 +140,14 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
         raise click.UsageError("--token (or PYBRIDGE_TOKEN) must be non-empty printable ASCII without spaces "
                                "(it travels in an HTTP header), e.g. the output of "
                                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`.")
+    if not repos:
+        from pybridge.errors import WorkspaceError
+        from pybridge.workspace.root import find_root
+
+        try:
+            repos = (str(find_root(Path.cwd())),)
+        except WorkspaceError as exc:
+            raise click.UsageError(exc.message) from None
     facade = _facade(repos, state_dir)
     try:
         with live_serving(facade, live):

@@ -1,4 +1,4 @@
-"""`serve`'s live-index options (`--no-watch`, `--poll`, `--fresh-wait`, `--worker-idle`,
+"""`serve`'s live-index options (`--no-watch`, `--no-auto-sync`, `--poll`, `--fresh-wait`, `--worker-idle`,
 `--worker-max-rss`) and the wiring of the live index around the facade."""
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ _OPTIONS = [
     click.option("--no-watch", "no_watch", is_flag=True, default=None, envvar="PYBRIDGE_NO_WATCH",
                  help="Do not watch the workspaces: answers come from the last sync until `sync` is called, and "
                       "exact tools say stale_snapshot after an edit (env PYBRIDGE_NO_WATCH=1)."),
+    click.option("--no-auto-sync", "no_auto_sync", is_flag=True, default=None, envvar="PYBRIDGE_NO_AUTO_SYNC",
+                 help="Do not sync a never-synced workspace in the background at start: its tools say not_synced "
+                      "until `sync` is called (env PYBRIDGE_NO_AUTO_SYNC=1). Without it, tools wait for that first "
+                      "sync up to --fresh-wait, then answer `indexing` with its progress."),
     click.option("--poll", "poll", is_flag=True, default=None, envvar="PYBRIDGE_WATCH_POLL",
                  help="Watch by polling the files instead of OS file events (network or container file systems "
                       "that give no events; env PYBRIDGE_WATCH_POLL=1). Polling is used anyway where the OS "
@@ -35,13 +39,15 @@ def live_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Adds the options to a command, which receives them as one `live` argument (a `LiveConfig`)."""
 
     @functools.wraps(f)
-    def command(*args: Any, no_watch: bool | None, poll: bool | None, fresh_wait: float | None,
+    def command(*args: Any, no_watch: bool | None, no_auto_sync: bool | None, poll: bool | None,
+                fresh_wait: float | None,
                 worker_idle: float | None, worker_max_rss: float | None, **kwargs: Any) -> Any:
         from pybridge.live import LiveConfig
 
         try:
             config = LiveConfig.from_env(
                 watch=None if no_watch is None else not no_watch, poll=poll, fresh_wait_s=fresh_wait,
+                auto_sync=None if no_auto_sync is None else not no_auto_sync,
                 worker_idle_s=worker_idle, worker_max_rss_mb=worker_max_rss)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None

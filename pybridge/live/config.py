@@ -9,6 +9,7 @@
 | how long an exact tool waits for the catch-up | `PYBRIDGE_FRESH_WAIT` | 5 s |
 | worker idle time before it is let go | `PYBRIDGE_WORKER_IDLE` | 600 s |
 | worker memory (RSS) bound | `PYBRIDGE_WORKER_MAX_RSS` | 3072 MB |
+| a never-synced workspace's first sync in the background | `PYBRIDGE_NO_AUTO_SYNC=1` turns it off | on |
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class LiveConfig:
     heap: str | None = None
     allow_online: bool = True
     prewarm: bool = True          # start and warm the worker when watching starts
+    auto_sync: bool = True        # a never-synced workspace gets its first sync in the background
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "LiveConfig":
@@ -57,5 +59,6 @@ class LiveConfig:
             worker_idle_s=_env_float("PYBRIDGE_WORKER_IDLE", 600.0, 0.1),
             worker_max_rss_mb=_env_float("PYBRIDGE_WORKER_MAX_RSS", 3072.0, 1.0),
             heap=os.environ.get("PYBRIDGE_HEAP") or None,
+            auto_sync=not _env_flag("PYBRIDGE_NO_AUTO_SYNC"),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})

@@ -38,8 +38,17 @@ whose size and mtime were kept by an edit, and looks at the places where a
 source root can appear): when nothing differs (an edit reverted, a file
 touched and rewritten identically that the last sync already saw) it
 publishes nothing. A generation whose snapshot predates those places is
-synced once, which brings it up to date. A never-synced workspace is not
-synced in the background: the first sync is the user's call.
+synced once, which brings it up to date.
+
+A never-synced workspace gets its first sync in the background at start
+(`LiveConfig.auto_sync`, on unless `serve --no-auto-sync`; with `--no-watch`
+too, where it is the only sync the live index runs). Meanwhile
+`first_sync(root)` says how far it got (`FirstSync`: `indexing` with files done
+and total and an ETA, `failed` with the sync's error, or `done`), and
+`wait_first_sync(root, timeout)` waits for its end. A failed first sync is
+tried again on the next relevant edit, as a failed catch-up is. Without
+auto-sync a never-synced workspace is left alone: the first sync is the
+user's call.
 """
 
 from __future__ import annotations
@@ -80,6 +89,42 @@ class Outcome:
 
 
 @dataclass
+class FirstSync:
+    """How far the background first sync of a never-synced workspace got (`LiveIndex.first_sync`):
+    `state` is `indexing` (queued or running; `phase` is the sync's current step), `failed` (with
+    the sync's `error` object) or `done`. `files_total` and `eta_seconds` are None until the files
+    to index are listed and the first of them indexed."""
+
+    state: str
+    phase: str = "queued"
+    files_done: int = 0
+    files_total: int | None = None
+    eta_seconds: float | None = None
+    error: dict[str, Any] | None = None
+
+
+@dataclass
+class _FirstRun:
+    """The live index's own record of a first sync (`FirstSync` is what it shows)."""
+
+    state: str = "indexing"
+    phase: str = "queued"
+    files_done: int = 0
+    files_total: int | None = None
+    index_t0: float | None = None       # monotonic time of the first progress event of the index phase
+    index_done0: int = 0                # files done at that event
+    error: dict[str, Any] | None = None
+
+    def view(self) -> FirstSync:
+        eta = None
+        if self.state == "indexing" and self.index_t0 is not None and self.files_total is not None \
+                and self.files_done > self.index_done0:
+            rate = (self.files_done - self.index_done0) / max(time.monotonic() - self.index_t0, 1e-3)
+            eta = round((self.files_total - self.files_done) / rate, 1)
+        return FirstSync(self.state, self.phase, self.files_done, self.files_total, eta, self.error)
+
+
+@dataclass
 class Target:
     """One workspace the live index serves."""
 
@@ -100,6 +145,7 @@ class Target:
     last: dict[str, Any] | None = None       # the last catch-up's outcome, "unchanged" included
     last_sync: dict[str, Any] | None = None  # the last one that ran a sync (status: lastCatchUp)
     last_error: dict[str, Any] | None = None
+    first: _FirstRun | None = None           # the background first sync of a never-synced workspace
 
     def __post_init__(self) -> None:
         self.scope = Scope(self.root, self.state)
@@ -132,18 +178,29 @@ class LiveIndex:
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> "LiveIndex":
-        self.worker.keep(prewarm=self.config.watch and self.config.prewarm)
-        if not self.config.watch:
+        if self.config.auto_sync:
+            for t in self.targets.values():
+                if self._current(t) is None:
+                    t.first = _FirstRun()
+        first = [t for t in self.targets.values() if t.first is not None]
+        self.worker.keep(prewarm=(self.config.watch or bool(first)) and self.config.prewarm)
+        if not self.config.watch and not first:
             return self
-        for t in self.targets.values():
-            self._load_scope(t)
-        self.watcher = Watcher([t.scope for t in self.targets.values()], self._on_change,
-                               poll=self.config.poll, poll_ms=self.config.poll_ms)
-        self.watcher.start()
+        if self.config.watch:
+            for t in self.targets.values():
+                self._load_scope(t)
+            self.watcher = Watcher([t.scope for t in self.targets.values()], self._on_change,
+                                   poll=self.config.poll, poll_ms=self.config.poll_ms)
+            self.watcher.start()
         self._thread = threading.Thread(target=self._loop, name="pybridge-catch-up", daemon=True)
         self._thread.start()
-        for t in self.targets.values():
-            self.notice(t.root)      # edits made while no server watched are caught up at start
+        if self.watching:
+            for t in self.targets.values():
+                self.notice(t.root)      # edits made while no server watched are caught up at start
+        else:
+            with self.cond:
+                for t in first:
+                    self._request(t, demand=True)
         return self
 
     def close(self) -> None:
@@ -213,6 +270,27 @@ class LiveIndex:
             if failed and (t.last_event is None or (t.started_at is not None and t.last_event < t.started_at)):
                 return          # the inputs that failed are unchanged: wait for an edit or a query's demand
             self._request(t, demand=False)
+
+    def first_sync(self, root: Path) -> FirstSync | None:
+        """How far the background first sync of the workspace got; None when there was none (it was
+        synced before this server started, or auto-sync is off)."""
+        t = self.targets.get(Path(root))
+        with self.cond:
+            return t.first.view() if t is not None and t.first is not None else None
+
+    def wait_first_sync(self, root: Path, timeout: float) -> FirstSync | None:
+        """Wait, up to `timeout` seconds, for the background first sync to end; what it came to."""
+        t = self.targets.get(Path(root))
+        if t is None or t.first is None:
+            return None
+        deadline = time.monotonic() + max(timeout, 0.0)
+        with self.cond:
+            while t.first.state == "indexing" and not self._closed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self.cond.wait(remaining)
+            return t.first.view()
 
     def changed_since(self, root: Path, at: float) -> bool:
         t = self.targets.get(Path(root))
@@ -295,6 +373,8 @@ class LiveIndex:
                     if due <= now:
                         t.started, t.syncing, t.demanded = t.requested, True, False
                         t.started_at = now
+                        if t.first is not None and t.first.state == "failed":
+                            t.first = _FirstRun()        # tried again after an edit
                         return t
                     wake = due if wake is None else min(wake, due)
                 self.cond.wait(None if wake is None else max(wake - now, 0.001))
@@ -326,6 +406,11 @@ class LiveIndex:
                     outcome["error"] = error.get("error")
                     outcome["code"] = error.get("code")
                 t.last, t.last_error = outcome, error
+                if t.first is not None and t.first.state == "indexing":
+                    if outcome["outcome"] == "published":
+                        t.first.state, t.first.phase = "done", "done"
+                    elif outcome["outcome"] != "changed":       # changed: it runs again at once
+                        t.first.state, t.first.error = "failed", error
                 if outcome["outcome"] != "unchanged":
                     t.last_sync = outcome
                 if outcome["outcome"] == "changed":
@@ -336,24 +421,30 @@ class LiveIndex:
 
     def _catch_up(self, t: Target) -> tuple[dict[str, Any], dict[str, Any] | None]:
         current = self._current(t)
-        if current is None:
+        if current is None and t.first is None:
             return {"outcome": "not_synced", "generation": None}, {
                 "error": f"{t.slug} has never been synced; call sync once, then edits are caught up "
                          f"in the background.", "code": "not_synced"}
-        number, snapshot = current
-        try:
-            snap = Snapshot.from_json(t.root, snapshot)
-            # a snapshot older than `places` cannot see a new source root: one sync brings it up to date
-            if not snap.legacy and not changes(snap, limit=1):
-                return {"outcome": "unchanged", "generation": number}, None
-        except Exception:  # an unreadable snapshot: let the sync decide
-            log.debug("stat comparison failed for %s", t.root, exc_info=True)
+        number: int | None = None
+        progress: Callable[[dict[str, Any]], None] | None = None
+        if current is None:
+            progress = self._first_progress(t)
+        else:
+            number, snapshot = current
+            try:
+                snap = Snapshot.from_json(t.root, snapshot)
+                # a snapshot older than `places` cannot see a new source root: one sync brings it up to date
+                if not snap.legacy and not changes(snap, limit=1):
+                    return {"outcome": "unchanged", "generation": number}, None
+            except Exception:  # an unreadable snapshot: let the sync decide
+                log.debug("stat comparison failed for %s", t.root, exc_info=True)
+        extra = {} if progress is None else {"progress": progress}
         attempts = 2            # a worker that died under the sync gets one retry with a fresh child
         while True:
             attempts -= 1
             try:
                 result = self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
-                                            allow_online=self.config.allow_online)
+                                            allow_online=self.config.allow_online, **extra)
             except StaleSnapshotError as exc:
                 return {"outcome": "changed", "generation": number, "changed": list(exc.changed)[:20]}, {
                     "error": exc.message, "code": "stale_snapshot"}
@@ -368,9 +459,28 @@ class LiveIndex:
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
 
-    def _failed(self, t: Target, number: int, exc: PybridgeError) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _first_progress(self, t: Target) -> Callable[[dict[str, Any]], None]:
+        """The first sync's progress events, kept on `t.first` for `first_sync`."""
+        def on_event(event: dict[str, Any]) -> None:
+            with self.cond:
+                first = t.first
+                if first is None:
+                    return
+                first.phase = str(event.get("phase") or first.phase)
+                if first.phase == "index" and event.get("total"):
+                    first.files_done, first.files_total = int(event.get("done") or 0), int(event["total"])
+                    if first.index_t0 is None:
+                        first.index_t0, first.index_done0 = time.monotonic(), first.files_done
+        return on_event
+
+    def _failed(self, t: Target, number: int | None, exc: PybridgeError) -> tuple[dict[str, Any], dict[str, Any]]:
         cause = getattr(exc, "cause", None) or type(exc).__name__
         log.warning("catch-up of %s failed: %s", t.root, exc.message)
+        if number is None:
+            return {"outcome": "failed", "generation": None}, {
+                "error": f"The first sync of {t.slug} failed: {exc.message} Fix that, then call sync (the "
+                         f"server also tries again when a file of the workspace changes).",
+                "code": "sync_failed", "cause": cause}
         return {"outcome": "failed", "generation": number}, {
             "error": f"The catch-up sync of {t.slug} failed: {exc.message} Generation {number} is still "
                      f"served.", "code": "sync_failed", "cause": cause}

@@ -6,8 +6,11 @@ Every failure of a tool becomes one JSON object::
 
 Extra fields by code: `stale_key` adds `replacement` (a key or null) and
 `hint`; `stale_snapshot` adds `changed` (workspace-relative paths) and
-`hint`; `ambiguous` adds `candidates` and `candidateTotal`; `unknown_repo`
-adds `served`; validation failures add `field`.
+`hint`; `indexing` (a never-synced workspace's first sync is running) adds
+`filesDone`, `filesTotal`, `etaSeconds` (null until known) and `phase`;
+`not_synced` after a failed first sync adds `syncError`; `ambiguous` adds
+`candidates` and `candidateTotal`; `unknown_repo` adds `served`; validation
+failures add `field`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pybridge.errors import PybridgeError
 
 CODES = (
     "invalid_argument", "unknown_repo", "not_synced", "not_found", "ambiguous", "invalid_key",
-    "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed",
+    "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "indexing",
 )
 
 

@@ -23,6 +23,13 @@ catch-up sync failed (`syncError`: the sync's error object). A cached check
 is not reused past an edit the live index saw. Without a hook (the CLI, or
 `serve --no-watch`) nothing changes.
 
+A never-synced workspace whose first sync the live index runs in the
+background (`LiveHook.first_sync`) is not `not_synced` while that sync runs:
+`answer_fresh` waits for it (within the same bound) and runs the tool on the
+new generation, or answers `indexing` with `filesDone`, `filesTotal` and
+`etaSeconds` (null until known). After a failed first sync it says
+`not_synced` with the sync's error in `syncError`.
+
 Under the live index a cached check is reused only with a proof: the hook's
 `epoch` (an inotify event counter, `pybridge.live.barrier`) taken before the
 sweep and unchanged since, which costs one non-blocking `read` instead of a
@@ -87,6 +94,34 @@ class CatchUp(Protocol):
     def error(self) -> dict[str, Any] | None: ...   # the failed sync's error object
 
 
+class FirstSync(Protocol):
+    """How far a never-synced workspace's background first sync got (`pybridge.live.FirstSync`)."""
+
+    @property
+    def state(self) -> str: ...          # indexing | failed | done
+
+    @property
+    def phase(self) -> str: ...          # the sync's current step: queued, lock, workspace, maven, index, ...
+
+    @property
+    def files_done(self) -> int: ...
+
+    @property
+    def files_total(self) -> int | None: ...
+
+    @property
+    def eta_seconds(self) -> float | None: ...
+
+    @property
+    def error(self) -> dict[str, Any] | None: ...   # the failed sync's error object
+
+
+def indexing_fields(first: FirstSync) -> dict[str, Any]:
+    """The fields an `indexing` error and `status` carry."""
+    return {"filesDone": first.files_done, "filesTotal": first.files_total, "etaSeconds": first.eta_seconds,
+            "phase": first.phase}
+
+
 class LiveHook(Protocol):
     """The live index as the query layer sees it (implemented by `pybridge.live.LiveIndex`)."""
 
@@ -101,6 +136,10 @@ class LiveHook(Protocol):
     def describe(self, root: Path) -> dict[str, Any] | None: ...
 
     def epoch(self, root: Path, snapshot: Snapshot) -> int | None: ...
+
+    def first_sync(self, root: Path) -> FirstSync | None: ...
+
+    def wait_first_sync(self, root: Path, timeout: float) -> FirstSync | None: ...
 
 
 class Freshness:
@@ -207,6 +246,15 @@ class StaleSnapshot(QueryError):
         self.freshness = freshness
 
 
+class NotSynced(QueryError):
+    """`not_synced` from a tool, knowing whose workspace (its live index may be running its first sync)."""
+
+    def __init__(self, message: str, freshness: Freshness, slug: str, **extra: Any) -> None:
+        super().__init__("not_synced", message, **extra)
+        self.freshness = freshness
+        self.slug = slug
+
+
 class WouldWait(Exception):
     """An impatient `answer_fresh` would have waited for the live index (see `Facade.try_call`)."""
 
@@ -217,9 +265,13 @@ def answer_fresh(run: Callable[[], dict[str, Any]], patient: bool = True) -> dic
     catch-ups that takes) and run the tool again on the new generation; when not `patient`, raise
     WouldWait instead of waiting."""
     deadline: float | None = None
+    reruns = 0
     while True:
         try:
             return run()
+        except NotSynced as exc:
+            deadline = _await_first_sync(exc, patient, deadline, reruns)
+            reruns += 1
         except StaleSnapshot as exc:
             fresh = exc.freshness
             live = fresh.live if fresh is not None else None
@@ -247,6 +299,34 @@ def answer_fresh(run: Callable[[], dict[str, Any]], patient: bool = True) -> dic
                     f"{live.bound():g} s (a long sync, or edits still arriving); repeat the query shortly.",
                     **exc.extra, catchUp={"waitedSeconds": round(live.bound(), 3)}) from exc
             raise
+
+
+def _await_first_sync(exc: NotSynced, patient: bool, deadline: float | None, reruns: int) -> float:
+    """A tool found its workspace never synced. Returns (the deadline) when the live index's first sync
+    of it has published, so that the tool runs again; raises `indexing` while that sync runs past the
+    bound, `not_synced` with its error when it failed, and `exc` itself when there is none."""
+    live = exc.freshness.live
+    first = live.first_sync(exc.freshness.root) if live is not None else None
+    if live is None or first is None or (first.state == "done" and reruns > 1):
+        raise exc
+    if first.state == "indexing":
+        if not patient:
+            raise WouldWait() from exc
+        now = time.monotonic()
+        deadline = now + live.bound() if deadline is None else deadline
+        if deadline > now:
+            first = live.wait_first_sync(exc.freshness.root, deadline - now) or first
+    if first.state == "done":
+        return deadline if deadline is not None else time.monotonic()
+    if first.state == "failed":
+        error = first.error or {}
+        raise QueryError("not_synced", f"{exc.message} Its first sync failed: "
+                         f"{error.get('error', 'no reason given')}", syncError=error) from exc
+    total = f"{first.files_done} of {first.files_total} files indexed" if first.files_total is not None \
+        else f"step: {first.phase}"
+    eta = f", about {first.eta_seconds:g} s left" if first.eta_seconds is not None else ""
+    raise QueryError("indexing", f"{exc.slug} is being indexed for the first time ({total}{eta}); repeat "
+                     f"the query shortly (status shows the progress).", **indexing_fields(first)) from exc
 
 
 def require_fresh(slug: str, check: Check) -> None:

@@ -60,6 +60,7 @@ CONVENTIONS = (
     "find_references page holds `limit` references, default 100) or cut with `total` and "
     "`truncated` (given no limit, also at about 32 KB).\n"
     "Errors: an error result carries `error` (what to do) and `code`: `not_synced` -> call sync; "
+    "`indexing` -> the first sync runs (`filesDone` of `filesTotal`, `etaSeconds`): ask again soon; "
     "`stale_key` -> use `replacement` or repeat discovery; `stale_snapshot` -> files in `changed` "
     "changed since the last sync: call sync, then repeat; `ambiguous` -> pick one of `candidates` "
     "(`candidateTotal` in all) and ask again with its `display` or `symbol`; `not_found` -> check "

@@ -253,6 +253,9 @@ class WorkspaceStatus(Envelope):
     repo: str
     root: str
     stateDir: str
+    state: str = "ready"
+    indexing: dict[str, Any] | None = None
+    syncError: dict[str, Any] | None = None
     synced: bool
     generation: int | None
     generations: list[int]
@@ -273,6 +276,9 @@ class StatusResult(Envelope):
     repo: str | None = None
     root: str | None = None
     stateDir: str | None = None
+    state: str | None = None
+    indexing: dict[str, Any] | None = None
+    syncError: dict[str, Any] | None = None
     synced: bool | None = None
     generation: int | None = None
     generations: list[int] | None = None

@@ -10,7 +10,11 @@ Results (plus the freshness envelope)::
              "coverage": {"bindingComplete": bool, "scopes": [{"module", "scope", "files",
                           "bindingComplete", "problems"}]},
              "limitations": [{"kind", "module", "scope", "message"}]}
-    status  {"repo", "root", "stateDir", "synced", "generation" (null before the first sync),
+    status  {"repo", "root", "stateDir", "state" (ready: a generation is served; indexing: the
+             first sync runs in the background, its progress in "indexing": {"filesDone",
+             "filesTotal", "etaSeconds", "phase"}; failed: that sync failed, its error object in
+             "syncError"; not_synced: never synced, and no first sync runs),
+             "synced", "generation" (null before the first sync),
              "generations" (kept, newest first), "modules": [{"module", "groupId",
              "artifactId", "version", "release", "encoding", "scopes"}],
              "scopes": [{"module", "scope", "files", "bindingComplete", "failedFiles",
@@ -19,7 +23,9 @@ Results (plus the freshness envelope)::
              lastCatchUp, freshWaitSeconds, worker; see `pybridge.live.index`)}
 
 `status` without `repo` while several workspaces are served answers
-`{"workspaces": [status…]}` plus a combined envelope (stale when any is).
+`{"workspaces": [status…]}` plus a combined envelope (stale when any is) and
+a combined `state` (the first of failed, indexing, not_synced, ready that any
+workspace is in).
 
 `status` of a never-synced workspace is an answer, not an error: `synced`
 false, `generation` null, a `hint` to call sync, and a stale envelope. A
@@ -39,7 +45,7 @@ from pybridge.sync import StaleSnapshotError, sync
 from pybridge.sync.meta import GenerationMeta
 
 from .errors import QueryError
-from .freshness import combine, envelope
+from .freshness import combine, envelope, indexing_fields
 from .models import StatusArgs, SyncArgs
 from .registry import Call, tool
 from .results import StatusResult, SyncResult
@@ -145,7 +151,8 @@ def status(call: Call, a: StatusArgs) -> StatusResult:
     spaces = call.spaces
     if a.repo is None and len(spaces.served) > 1:
         each = [_status(ws) for ws in spaces.served]
-        return StatusResult.model_validate({"workspaces": each, **combine(each)})
+        state = next(s for s in ("failed", "indexing", "not_synced", "ready") if any(w["state"] == s for w in each))
+        return StatusResult.model_validate({"workspaces": each, "state": state, **combine(each)})
     return StatusResult.model_validate(_status(spaces.pick(a.repo)))
 
 
@@ -155,10 +162,20 @@ def _status(ws: Served) -> dict[str, Any]:
     if live is not None:
         base["live"] = live
     if ws.current() is None:
-        return {**base, "synced": False, "generation": None, "generations": [], "modules": [],
-                "scopes": [], "counts": {}, "limitations": [],
-                "hint": f"{ws.slug} has not been synced yet: call sync (repo {ws.slug!r}) to index it.",
-                **envelope(None, None)}
+        hook = ws.freshness.live
+        first = hook.first_sync(ws.root) if hook is not None else None
+        state: dict[str, Any] = {
+            "state": "not_synced",
+            "hint": f"{ws.slug} has not been synced yet: call sync (repo {ws.slug!r}) to index it."}
+        if first is not None and first.state == "indexing":
+            state = {"state": "indexing", "indexing": indexing_fields(first),
+                     "hint": f"{ws.slug} is being indexed for the first time; tools answer when it is done "
+                             f"(they wait up to {hook.bound() if hook else 0:g} s, then answer `indexing`)."}
+        elif first is not None and first.state == "failed":
+            state = {"state": "failed", "syncError": first.error,
+                     "hint": f"The first sync of {ws.slug} failed (syncError says why): fix that, then call sync."}
+        return {**base, **state, "synced": False, "generation": None, "generations": [], "modules": [],
+                "scopes": [], "counts": {}, "limitations": [], **envelope(None, None)}
     with viewing(ws) as v:
         meta = GenerationMeta.of(v.gen)
         failed = {(ms.module, ms.scope): ms.failed_files for ms in v.r.module_scopes()}
@@ -179,7 +196,7 @@ def _status(ws: Served) -> dict[str, Any]:
         } for s in meta.scopes]
         env = v.envelope()
         out = {
-            **base, "synced": True, "generation": v.gen.number,
+            **base, "state": "ready", "synced": True, "generation": v.gen.number,
             "generations": ws.generations(), "publishedAt": v.gen.published_at,
             "modules": modules, "scopes": scopes,
             "counts": {_camel(k): n for k, n in meta.counts.to_json().items()},

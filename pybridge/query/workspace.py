@@ -27,7 +27,7 @@ from pybridge.sync.state import StateFolderError, check_owner
 
 from . import keys
 from .errors import QueryError, invalid, show
-from .freshness import Freshness
+from .freshness import Freshness, NotSynced
 from .source import Sources
 
 log = logging.getLogger("pybridge.query")
@@ -71,8 +71,7 @@ class Served:
                 try:   # read-only: a query never writes (nor collects), so it answers on a full disk
                     self._store = Store.open(path, readonly=True)
                 except StoreError as exc:
-                    raise QueryError("not_synced", f"The index of {self.slug} cannot be opened: "
-                                     f"{exc.message}") from exc
+                    raise self.not_synced(f"The index of {self.slug} cannot be opened: {exc.message}") from exc
             return self._store
 
     def reader(self) -> Reader:
@@ -85,8 +84,7 @@ class Served:
         except StoreError as exc:
             if exc.details.get("reason") == "not_synced":
                 raise self.not_synced() from exc
-            raise QueryError("not_synced", f"The index of {self.slug} cannot be read: {exc.message}") \
-                from exc
+            raise self.not_synced(f"The index of {self.slug} cannot be read: {exc.message}") from exc
 
     def current(self) -> GenerationInfo | None:
         store = self.store()
@@ -104,9 +102,9 @@ class Served:
         except StoreError:
             return []
 
-    def not_synced(self) -> QueryError:
-        return QueryError("not_synced", f"Workspace {self.slug} ({self.root}) has not been synced yet; "
-                          f"call sync with repo {self.slug!r}, then repeat the query.")
+    def not_synced(self, message: str | None = None) -> NotSynced:
+        return NotSynced(message or f"Workspace {self.slug} ({self.root}) has not been synced yet; call sync "
+                         f"with repo {self.slug!r}, then repeat the query.", self.freshness, self.slug)
 
     # secret ----------------------------------------------------------------
 

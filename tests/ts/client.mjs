@@ -3,7 +3,9 @@
 //   {"transport": "stdio", "command": "...", "args": [...], "env": {...}, "cwd": "..."}
 //   or {"transport": "http", "url": "http://127.0.0.1:PORT/mcp", "token": "..."}
 //   plus "calls": [{"label": "...", "tool": "...", "args": {...}}]; an argument {"$ref": [label, key, ...]} is the
-//   value at that path in an earlier call's structuredContent (a key or cursor the server returned)
+//   value at that path in an earlier call's structuredContent (a key or cursor the server returned); a call with
+//   "repeatWhileCode": CODE (and "deadlineSeconds", default 300) is repeated, a tenth of a second apart, while its
+//   answer is an error with that code (a first sync still running: "indexing"); its row counts the "attempts"
 // and prints one JSON object: {"server": ..., "tools": [names], "calls": [{label, isError, structuredContent,
 // text, thrown, raw}]}, where `thrown` is the client's error ({code, message}) when callTool rejected, e.g. because
 // structuredContent did not match the tool's outputSchema (MCP error -32602); `raw` is then what the server sent.
@@ -44,7 +46,15 @@ for (const call of config.calls) {
   const row = { label: call.label, tool: call.tool, isError: null, structuredContent: null, text: null, thrown: null };
   const args = resolveRefs(call.args);
   try {
-    const result = await client.callTool({ name: call.tool, arguments: args }, undefined, { timeout: 300000 });
+    const until = Date.now() + 1000 * (call.deadlineSeconds ?? 300);
+    let result = await client.callTool({ name: call.tool, arguments: args }, undefined, { timeout: 300000 });
+    row.attempts = 1;
+    while (call.repeatWhileCode && result.isError && result.structuredContent?.code === call.repeatWhileCode
+           && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      result = await client.callTool({ name: call.tool, arguments: args }, undefined, { timeout: 300000 });
+      row.attempts += 1;
+    }
     row.isError = result.isError ?? false;
     row.structuredContent = result.structuredContent ?? null;
     const first = (result.content ?? [])[0];
