@@ -23,7 +23,8 @@ from pybridge.cli import main
 from pybridge.cli.live_options import live_options, live_serving
 from pybridge.cli.options import F, state_dir_option
 from pybridge.cli.render import RENDERERS, error
-from pybridge.query import CONVENTIONS, TOOLS
+from pybridge.errors import WorkspaceError
+from pybridge.query import CONVENTIONS, TOOLS, find_root
 
 if TYPE_CHECKING:
     from pybridge.query import Facade
@@ -141,9 +142,6 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
                                "(it travels in an HTTP header), e.g. the output of "
                                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`.")
     if not repos:
-        from pybridge.errors import WorkspaceError
-        from pybridge.workspace.root import find_root
-
         try:
             repos = (str(find_root(Path.cwd())),)
         except WorkspaceError as exc:

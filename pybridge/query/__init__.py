@@ -15,7 +15,8 @@ freshness envelope (`freshness`).
 
 Modules, one responsibility each:
 
-- `facade`      dispatch, validation, the never-raise guard
+- `facade`      dispatch, validation, the never-raise guard (and `find_root`, the workspace
+  root above a folder, from the workspace layer: what `serve` serves without `--repo`)
 - `registry`    the tool declarations, what all tools share (CONVENTIONS)
 - `models`      the tools' argument models (pydantic), limits and defaults
 - `results`     the tools' result models (pydantic): the output schemas
@@ -38,8 +39,10 @@ Modules, one responsibility each:
 Choices where DESIGN is silent are documented in the module they concern.
 """
 
+from pybridge.workspace.root import find_root
+
 from .errors import CODES, QueryError
 from .facade import TOOL_NAMES, TOOLS, Facade
 from .registry import CONVENTIONS, Tool
 
-__all__ = ["CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES", "Tool"]
+__all__ = ["CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES", "Tool", "find_root"]
