@@ -80,6 +80,7 @@ class Call:
     heap: str | None = None
     worker: Any = None
     wait: bool = True
+    build_tool: str = "auto"           # `--build-tool`: auto, or a build system's name
 
 
 @dataclass(frozen=True)
