@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 import signal
+from pathlib import Path
 
 import pytest
 
