@@ -104,6 +104,12 @@ class GradleBuildSystem:
             self._kept[root] = _Kept(now, model, workspace)
         return workspace
 
+    def forget(self) -> None:
+        """Drop the kept models: the next `load` reads the model cache, or runs Gradle (benchmarks of a
+        first sync)."""
+        with self._lock:
+            self._kept.clear()
+
     def model(self, workspace: Workspace) -> GradleModel | None:
         """The Gradle model `load` read `workspace` from (None for a workspace it did not return)."""
         with self._lock:
