@@ -8,17 +8,14 @@ from typing import Any, TypeVar
 
 import click
 
-from pybridge.workspace.registry import AUTO, BUILD_SYSTEMS, names
+from pybridge.query import BUILD_TOOL_HELP, BUILD_TOOLS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def build_tool_option(f: F) -> F:
-    return click.option("--build-tool", "build_tool", type=click.Choice(names()), default=AUTO, show_default=True,
-                        help="Which build system reads the workspace. auto: "
-                             + ", else ".join(f"{s.wording.tool} when the root has {s.wording.root_files}"
-                                              for s in BUILD_SYSTEMS)
-                             + " (a workspace keeps the one its last sync used).")(f)
+    return click.option("--build-tool", "build_tool", type=click.Choice(BUILD_TOOLS), default=BUILD_TOOLS[0],
+                        show_default=True, help=BUILD_TOOL_HELP)(f)
 
 
 def state_dir_option(f: F) -> F:

@@ -40,6 +40,7 @@ Choices where DESIGN is silent are documented in the module they concern.
 
 from .errors import CODES, QueryError
 from .facade import TOOL_NAMES, TOOLS, Facade
-from .registry import CONVENTIONS, Tool
+from .registry import BUILD_TOOL_HELP, BUILD_TOOLS, CONVENTIONS, Tool
 
-__all__ = ["CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES", "Tool"]
+__all__ = ["BUILD_TOOLS", "BUILD_TOOL_HELP", "CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES",
+           "Tool"]

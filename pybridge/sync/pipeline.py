@@ -187,8 +187,10 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     try:
         system = select(run.root, build_tool)
         run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
+        t_load = time.perf_counter()
         workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
                                 progress=lambda message: run.say({"phase": "maven", "message": message}))
+        run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
         if worker is None:
             worker = Worker(heap) if heap else Worker()
         snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
