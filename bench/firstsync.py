@@ -17,7 +17,12 @@ declares no dependency), in one round, so that all see the same machine load:
 JVM start and classpath resolution are included in every sync. The phases come from the sync's
 own timings.
 
-    .venv/bin/python bench/firstsync.py [--runs N] [--only NAME] [--before-tree DIR]
+    .venv/bin/python bench/firstsync.py [--runs N] [--only NAME] [--before-tree DIR] [--gradle DIR ...]
+
+`--gradle DIR` adds a Gradle workspace (named by its folder; `--only` then limits the Maven ones, none
+with `--only none`): *cold* has Gradle read the build (its user home filled, as after one earlier
+build on the machine: the dependencies are not downloaded again), *warm* finds the cached model (no
+Gradle run).
 
 Writes bench/firstsync.json and the "First sync" section of bench/RESULTS.md.
 """
@@ -37,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import measure, workspaces
 from bench.report import median, say, write_section
+from pybridge.workspace.gradle import GRADLE
 
 NAMES = ("commons-lang3", "guava", "commons-collections4")
 OUT = Path(__file__).resolve().parent / "firstsync.json"
@@ -88,6 +94,7 @@ def one_round(name: str, root: Path, before_tree: Path | None) -> dict:
     cache.mkdir(parents=True)
     os.environ["PYBRIDGE_CACHE_DIR"] = str(cache)
     try:
+        GRADLE.forget()     # a cold sync of a Gradle workspace runs Gradle, as in a new process
         for label in ("cold", "warm"):
             fs = measure.full_sync(root, base / f"{name}-{label}", say=lambda _m: None)
             out[label] = {"seconds": fs["seconds"], "timings": fs["result"]["timings"]}
@@ -146,7 +153,9 @@ def report(res: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=1, help="rounds per workspace (medians reported)")
-    ap.add_argument("--only", action="append", default=[], choices=NAMES, help="one workspace (repeatable)")
+    ap.add_argument("--only", action="append", default=[], choices=[*NAMES, "none"],
+                    help="one workspace (repeatable)")
+    ap.add_argument("--gradle", action="append", default=[], type=Path, help="a Gradle workspace root (repeatable)")
     ap.add_argument("--before-tree", type=Path, help="a checkout (set up) whose sync is the 'before' column")
     ap.add_argument("--report-only", action="store_true", help="rewrite the RESULTS.md section from firstsync.json")
     args = ap.parse_args()
@@ -160,12 +169,16 @@ def main() -> None:
     res = {"command": " ".join(["bench/firstsync.py", *sys.argv[1:]]), "machine": platform.platform(),
            "cores": os.cpu_count(), "load": os.getloadavg()[0], "runs": args.runs, "before": before,
            "workspaces": {}}
-    if args.only and OUT.exists():      # keep the other workspaces' figures of the last run
+    gradle = {f"{p.resolve().name} (Gradle)": p.resolve() for p in args.gradle}
+    if (args.only or gradle) and OUT.exists():      # keep the other workspaces' figures of the last run
         previous = json.loads(OUT.read_text(encoding="utf-8"))
-        res["workspaces"] = {k: v for k, v in previous.get("workspaces", {}).items() if k not in args.only}
+        res["workspaces"] = {k: v for k, v in previous.get("workspaces", {}).items()
+                             if k not in args.only and k not in gradle}
         res["previous"] = {"command": previous.get("command"), "load": previous.get("load")}
-    for name in args.only or NAMES:
-        root = workspaces.ensure(workspaces.ARTIFACTS[name], say=say)
+    maven = [n for n in (args.only or ([] if gradle else NAMES)) if n != "none"]
+    roots = {**{name: None for name in maven}, **gradle}
+    for name, given in roots.items():
+        root = given or workspaces.ensure(workspaces.ARTIFACTS[name], say=say)
         rounds = [one_round(name, root, args.before_tree) for _ in range(args.runs)]
         mid = sorted(rounds, key=lambda r: r["cold"]["seconds"])[(len(rounds) - 1) // 2]
         entry = {"ecj_s": median([r["ecj"]["seconds"] for r in rounds]),

@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/live.py                                  # commons-lang3 and guava, 50 edits each
     .venv/bin/python bench/live.py --workspaces guava --edits 10    # fewer edits
+    .venv/bin/python bench/live.py --workspaces --gradle samples/gradle-reactor --edits 20 --no-write
+                                                                    # a Gradle workspace (its main files in turn)
 
 For each workspace (bench/workspaces.py builds them from Maven Central) the
 bench copies it to a temporary folder (bench/work stays untouched), syncs it
@@ -54,12 +56,15 @@ def nearest_rank(samples: list[float], q: float) -> float:
 
 
 def pick_files(root: Path, n: int, seed: int) -> list[tuple[str, str]]:
-    """(relative path, dotted name of its primary type) for n main-scope files, sampled with `seed`."""
-    main = root / "src/main/java"
-    files = sorted(p for p in main.rglob("*.java") if p.name not in ("package-info.java", "module-info.java"))
+    """(relative path, dotted name of its primary type) for n main-scope files, sampled with `seed` (a
+    multi-project build's `*/src/main/java` too; when it has fewer than n, they are taken in turn)."""
+    mains = [root / "src/main/java"] if (root / "src/main/java").is_dir() else \
+        sorted(p for p in root.glob("**/src/main/java") if "buildSrc" not in p.parts)
+    files = sorted((p, main) for main in mains for p in main.rglob("*.java")
+                   if p.name not in ("package-info.java", "module-info.java"))
     random.Random(seed).shuffle(files)
     out = []
-    for p in files:
+    for p, main in files:
         text = p.read_text(encoding="utf-8", errors="replace")
         if not re.search(rf"\b(class|interface|enum|record|@interface)\s+{re.escape(p.stem)}\b", text):
             continue
@@ -67,7 +72,7 @@ def pick_files(root: Path, n: int, seed: int) -> list[tuple[str, str]]:
         out.append((p.relative_to(root).as_posix(), dotted))
         if len(out) == n:
             break
-    return out
+    return [out[i % len(out)] for i in range(n)] if out else []
 
 
 async def _session(root: Path, state: Path, files: list[tuple[str, str]], fresh_wait: float, errlog, say) -> dict:
@@ -135,11 +140,13 @@ async def _session(root: Path, state: Path, files: list[tuple[str, str]], fresh_
     return {"samples": samples, "worker": worker}
 
 
-def run_workspace(name: str, edits: int, seed: int, fresh_wait: float, say=print) -> dict:
-    source = ensure(ARTIFACTS[name], say=say)
-    scratch = Path(tempfile.mkdtemp(prefix=f"pybridge-live-{name}-"))
+def run_workspace(name: str, edits: int, seed: int, fresh_wait: float, say=print,
+                  source: Path | None = None) -> dict:
+    source = source or ensure(ARTIFACTS[name], say=say)
+    folder = source.name if source is not None and name not in ARTIFACTS else name
+    scratch = Path(tempfile.mkdtemp(prefix=f"pybridge-live-{folder}-"))
     try:
-        root, state = scratch / name, scratch / "state"
+        root, state = scratch / folder, scratch / "state"
         shutil.copytree(source, root)
         t = time.perf_counter()
         result = sync(root, state_dir=state)
@@ -183,7 +190,9 @@ def report(results: list[dict], command: str, mach: dict, vers: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workspaces", nargs="+", default=["commons-lang3", "guava"], choices=sorted(ARTIFACTS))
+    parser.add_argument("--workspaces", nargs="*", default=["commons-lang3", "guava"], choices=sorted(ARTIFACTS))
+    parser.add_argument("--gradle", action="append", default=[], type=Path,
+                        help="also a Gradle workspace at this folder (repeatable; copied, as the others)")
     parser.add_argument("--edits", type=int, default=50, help="edits per workspace (different files)")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--fresh-wait", type=float, default=300.0, help="serve's --fresh-wait (seconds)")
@@ -196,6 +205,11 @@ def main() -> None:
         print(f"{name}:", flush=True)
         results.append(run_workspace(name, args.edits, args.seed, args.fresh_wait,
                                      say=lambda m: print(m, flush=True)))
+    for folder in args.gradle:
+        name = f"{folder.resolve().name} (Gradle)"
+        print(f"{name}:", flush=True)
+        results.append(run_workspace(name, args.edits, args.seed, args.fresh_wait,
+                                     say=lambda m: print(m, flush=True), source=folder.resolve()))
     section = report(results, command.strip(), mach, vers)
     print(section)
     if not args.no_write:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import platformdirs
 
-from pybridge.sync import sync
+from pybridge.store import Store
+from pybridge.sync import store_path, sync
+from pybridge.sync.meta import GenerationMeta
 from pybridge.worker import Worker, jars_dir
 from pybridge.workspace import load_workspace, resolve_classpaths
 
@@ -127,10 +129,20 @@ def store_size(state: Path, references: int) -> dict:
 
 # ------------------------------------------------------------------ compile baselines
 
+def recorded_build_tool(state: Path) -> str:
+    """The build tool of the state's current generation ("auto" when none is recorded)."""
+    if not store_path(state).exists():
+        return "auto"
+    with Store.open(store_path(state)) as store:
+        info = store.current_generation()
+    return (GenerationMeta.of(info).build_tool if info is not None else None) or "auto"
+
+
 def compile_jobs(root: Path, state: Path) -> list[dict]:
     """Per (module, scope) with sources: files, sourcepath, classpath, release, encoding,
-    from pybridge's own workspace model and Maven resolution (the synced state's cache)."""
-    ws = load_workspace(root)
+    from pybridge's own workspace model and the build tool's resolution (the synced state's cache),
+    read by the build system the synced generation was read with (Maven or Gradle)."""
+    ws = load_workspace(root, recorded_build_tool(state), state_dir=state)
     cps = resolve_classpaths(ws, state)
     jobs = []
     for module in ws.modules:

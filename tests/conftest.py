@@ -10,6 +10,8 @@ import pytest
 
 from pybridge.worker import Worker
 
+from .gradle_support import session_home
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
@@ -33,6 +35,12 @@ def worker():
 @pytest.fixture(scope="session")
 def samples() -> Path:
     return SAMPLES
+
+
+@pytest.fixture(scope="session")
+def gradle_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One Gradle user home for every Gradle test of the session (`tests/gradle_support.py`)."""
+    return session_home(tmp_path_factory)
 
 
 def _own_cache_dir(factory: pytest.TempPathFactory) -> Iterator[Path]:

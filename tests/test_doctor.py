@@ -45,7 +45,8 @@ def test_all_is_well_with_a_jdk_maven_and_a_maven_workspace(reactor):
     assert "          core (core, Java 17)" in lines
     assert any(line.startswith("ok       Maven: Maven 3.") for line in lines)
     assert any(line.startswith("ok       state folder: ") for line in lines)
-    assert any("Gradle workspaces: not yet supported" in line for line in lines)
+    assert any(line.startswith("note     Gradle: ") and "Gradle workspaces without a ./gradlew" in line
+               for line in lines)
 
 
 def test_a_missing_jdk_is_a_problem_naming_the_four_places_and_the_fix(reactor):

@@ -27,28 +27,20 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.workspace.gradle import GradleModel, build_model, resolve_gradle
+from pybridge.workspace.gradle import GRADLE, GradleModel, build_model, resolve_gradle
 from pybridge.workspace.gradle.compiler import parse_level
 from pybridge.workspace.gradle.runner import gradle_user_home
 from pybridge.workspace.lombok import apply_agents
 
 from .conftest import SAMPLES
+from .gradle_support import gradle_env, prefilled
 
 pytestmark = pytest.mark.skipif(shutil.which("gradle") is None, reason="needs Gradle on PATH")
 
 SAMPLE = SAMPLES / "gradle-reactor"
 GOLDEN = Path(__file__).resolve().parent / "test_gradle_data" / "reactor-model.golden.json"
-JAVA17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
 ORACLE_TASKS = ["compileJava", "compileTestJava", "compileIntegrationTestJava"]
 BUILDSRC_OUTPUT = ("buildSrc/build", "buildSrc/.gradle")
-
-
-def gradle_env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "GRADLE_USER_HOME": str(home)}
-    if JAVA17.is_dir():
-        env["JAVA_HOME"] = str(JAVA17)
-    env.pop("GRADLE_OPTS", None)
-    return env
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -87,17 +79,16 @@ def gradle_processes(marker: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def resolution(tmp_path_factory: pytest.TempPathFactory) -> Resolution:
+def resolution(tmp_path_factory: pytest.TempPathFactory, gradle_home: Path) -> Resolution:
     base = tmp_path_factory.mktemp("gradle-reactor")
-    reuse = os.environ.get("PYBRIDGE_TEST_GRADLE_HOME")
-    home = Path(reuse) if reuse else base / "gradle-home"
-    prefilled = (home / "caches" / "modules-2").is_dir()
+    home = gradle_home
+    was_prefilled = prefilled(home)
     ws = base / "ws"
     shutil.copytree(SAMPLE, ws)
     before = snapshot(ws)
     state = base / "state"
     model = resolve_gradle(ws, state, env=gradle_env(home), allow_online=True, use_cache=False)
-    return Resolution(ws, state, home, prefilled, model, before, snapshot(ws), gradle_processes(str(state)))
+    return Resolution(ws, state, home, was_prefilled, model, before, snapshot(ws), gradle_processes(str(state)))
 
 
 # ---------------------------------------------------------------- the oracle: javac's arguments
@@ -224,7 +215,7 @@ def test_lombok_on_the_processor_path_runs_as_the_agent_and_lifts_its_limitation
     model = resolution.model
     key = ("dev.pybridge.samples.gradle:service", "main")
     assert [lim.kind for lim in model.classpaths[key].limitations] == ["annotation_processing_not_run"]
-    adjusted = apply_agents(model.workspace, model.classpaths, model.agents, None)
+    adjusted = apply_agents(model.workspace, GRADLE.wording, model.classpaths, model.agents, None)
     assert adjusted[key].limitations == ()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -143,5 +144,22 @@ def test_a_release_is_a_restart_with_its_cause_when_a_child_starts_again(samples
         assert w.index(_request(samples)).files and w.pid is None
         w.start()
         assert w.restarts == 1 and w.restart_causes["memory"] == 1
+    finally:
+        w.close()
+
+
+def test_new_agents_replace_the_child_and_the_warm_worker_stays_open(samples):
+    """A catch-up whose classpaths call for Lombok's agent (a Gradle build with Lombok on the processor
+    path, after a sync without it in this server) replaces the child; it used to close the warm worker
+    for good (`Worker.use_agents` called the overridden `close`), so every later catch-up failed."""
+    lombok = sorted((Path.home() / ".m2/repository/org/projectlombok/lombok").glob("*/lombok-*.jar"))
+    if not lombok:
+        pytest.skip("no Lombok jar in the local Maven repository")
+    w = WarmWorker(heap="512m")
+    try:
+        w.start()
+        assert w.use_agents([lombok[-1]]) and w.pid is None
+        assert w.index(_request(samples)).files and w.pid is not None
+        assert w.restart_causes["agents"] == 1
     finally:
         w.close()

@@ -268,7 +268,8 @@ def outline_command(path: str, repos: tuple[str, ...], state_dir: Path | None, l
 @repo_option
 @state_dir_option
 @click.option("--module", default=None, help="Only this module (id or artifactId).")
-@click.option("--scope", type=click.Choice(["main", "test"]), default=None, help="Only main or test sources.")
+@click.option("--scope", type=click.Choice(["main", "test"]), default=None,
+              help="Only main or test sources (test: every scope but main).")
 @click.option("--limit", type=int, default=100, show_default=True, help="At most this many problems.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tool's JSON result.")
 def diagnostics_command(path: str | None, repos: tuple[str, ...], state_dir: Path | None, module: str | None,

@@ -12,20 +12,22 @@ from pathlib import Path
 import click
 
 from pybridge.cli import early, main
-from pybridge.cli.options import state_dir_option
+from pybridge.cli.options import build_tool_option, state_dir_option
 
 
 @main.command("sync", help=(
-    "Index the Maven workspace at PATH (default: the current directory) and publish a new generation. "
+    "Index the Maven or Gradle workspace at PATH (default: the current directory) and publish a new generation. "
     "Shows a progress bar, then a summary; --json prints the sync tool's JSON result."))
 @click.argument("path", required=False, default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @state_dir_option
-@click.option("--offline", is_flag=True, help="Never let Maven go online (default: offline first, online on failure).")
+@click.option("--offline", is_flag=True,
+              help="Never let Maven or Gradle go online (default: offline first, online on failure).")
 @click.option("--no-wait", is_flag=True, help="Fail at once when another sync of this workspace is running.")
 @click.option("--heap", default=None, help="Worker JVM heap, e.g. 2g (default: PYBRIDGE_HEAP or 3g).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@build_tool_option
 def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: bool, heap: str | None,
-                 as_json: bool) -> None:
+                 as_json: bool, build_tool: str) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
@@ -37,7 +39,7 @@ def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: boo
     root = str(path.resolve())
     worker = early.take()     # started while the CLI was imported (None: the sync starts its own)
     facade = Facade([root], {root: state_dir} if state_dir else None, allow_online=not offline, heap=heap,
-                    wait=not no_wait, worker=worker)
+                    wait=not no_wait, worker=worker, build_tool=build_tool)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not show_bar) as bar:
         task = bar.add_task("starting", total=None)

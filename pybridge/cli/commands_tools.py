@@ -21,7 +21,7 @@ import click
 
 from pybridge.cli import main
 from pybridge.cli.live_options import live_options, live_serving
-from pybridge.cli.options import F, state_dir_option
+from pybridge.cli.options import F, build_tool_option, state_dir_option
 from pybridge.cli.render import RENDERERS, error
 from pybridge.errors import WorkspaceError
 from pybridge.query import CONVENTIONS, TOOLS, find_root
@@ -30,14 +30,14 @@ if TYPE_CHECKING:
     from pybridge.query import Facade
 
 
-def _facade(repos: tuple[str, ...], state_dir: Path | None) -> Facade:
+def _facade(repos: tuple[str, ...], state_dir: Path | None, build_tool: str = "auto") -> Facade:
     from pybridge.query import Facade
 
     roots: list[str | Path] = [*repos] or ["."]
     if state_dir is not None and len(roots) != 1:
         raise click.UsageError("--state-dir applies to one workspace; give one --repo with it.")
     state_dirs: dict[str | Path, Path] | None = {roots[0]: state_dir} if state_dir is not None else None
-    return Facade(roots, state_dirs=state_dirs)
+    return Facade(roots, state_dirs=state_dirs, build_tool=build_tool)
 
 
 def repo_option(f: F) -> F:
@@ -45,8 +45,9 @@ def repo_option(f: F) -> F:
                         help="A workspace root to serve (repeatable; default: the current directory).")(f)
 
 
-def _run(repos: tuple[str, ...], state_dir: Path | None, name: str, args: dict[str, Any], as_json: bool) -> None:
-    facade = _facade(repos, state_dir)
+def _run(repos: tuple[str, ...], state_dir: Path | None, name: str, args: dict[str, Any], as_json: bool,
+         build_tool: str = "auto") -> None:
+    facade = _facade(repos, state_dir, build_tool)
     try:
         result, is_error = facade.call(name, args)
     finally:
@@ -77,14 +78,15 @@ def _tool_help() -> str:
 @click.argument("args", required=False, default="{}")
 @repo_option
 @state_dir_option
-def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path | None) -> None:
+@build_tool_option
+def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path | None, build_tool: str) -> None:
     try:
         parsed = json.loads(args)
     except json.JSONDecodeError as err:
         click.echo(json.dumps({"error": f"ARGS is not valid JSON ({err}); pass one JSON object, e.g. "
                                         "'{\"query\": \"Greeter\"}'.", "code": "invalid_argument"}, indent=2))
         sys.exit(1)
-    _run(repos, state_dir, name, parsed, as_json=True)
+    _run(repos, state_dir, name, parsed, as_json=True, build_tool=build_tool)
 
 
 @main.command("serve", help="Serve the MCP tools for the workspaces given with --repo (default: the "
@@ -123,10 +125,11 @@ def tool_command(name: str, args: str, repos: tuple[str, ...], state_dir: Path |
 @click.option("--sse", is_flag=True,
               help="Answer each HTTP request with an SSE stream instead of one JSON body. Needed to receive "
                    "sync's progress notifications over HTTP; costs throughput under load.")
+@build_tool_option
 @live_options
 def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, host: str, port: int,
                   token: str | None, allow_hosts: tuple[str, ...], allow_origins: tuple[str, ...],
-                  session_timeout: float, max_sessions: int, sse: bool, live: object) -> None:
+                  session_timeout: float, max_sessions: int, sse: bool, build_tool: str, live: object) -> None:
     import anyio
 
     from pybridge.mcp.transport import Guard, is_loopback, run_http, run_stdio
@@ -146,7 +149,7 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
             repos = (str(find_root(Path.cwd())),)
         except WorkspaceError as exc:
             raise click.UsageError(exc.message) from None
-    facade = _facade(repos, state_dir)
+    facade = _facade(repos, state_dir, build_tool)
     try:
         with live_serving(facade, live):
             if http:

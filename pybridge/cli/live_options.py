@@ -63,7 +63,8 @@ def live_serving(facade: Any, config: Any) -> Iterator[Any]:
     """Run a live index over the facade's workspaces for the life of the server."""
     from pybridge.live import LiveIndex
 
-    live = LiveIndex([(ws.slug, ws.root, ws.state) for ws in facade.spaces.served], config)
+    live = LiveIndex([(ws.slug, ws.root, ws.state) for ws in facade.spaces.served], config,
+                     build_tool=facade.build_tool)
     facade.attach_live(live, worker=live.worker)
     live.start()
     try:

@@ -8,7 +8,14 @@ from typing import Any, TypeVar
 
 import click
 
+from pybridge.query import BUILD_TOOL_HELP, BUILD_TOOLS
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def build_tool_option(f: F) -> F:
+    return click.option("--build-tool", "build_tool", type=click.Choice(BUILD_TOOLS), default=BUILD_TOOLS[0],
+                        show_default=True, help=BUILD_TOOL_HELP)(f)
 
 
 def state_dir_option(f: F) -> F:

@@ -2,7 +2,7 @@
 
 Under `serve`'s live index every exact query must answer from a generation
 that matches the files, even when the edit happened a millisecond before the
-query. The plain proof is a `stat` sweep of every source file and POM
+query. The plain proof is a `stat` sweep of every source file and build file
 (`pybridge.sync.snapshot.changes`): a few milliseconds per call on guava, the
 largest part of a query's cost. This module gives the same guarantee for the
 price of one non-blocking `read`:
@@ -20,14 +20,15 @@ What is watched:
 
 - every directory under the snapshot's source roots (events on `*.java`
   names and on directories count);
-- each source file and POM itself, by its inode: a write through a hard link
+- each source file and build file itself, by its inode: a write through a hard link
   made outside the workspace raises no event in the folder being watched
   (inotify reports it to the folder of the name that was opened), but it
   does on the file's own watch, as does the link's creation;
 - each directory on the way from the workspace root to a source root, a
-  POM, or a place where a source root can appear (`Snapshot.places`: a
+  build file, or a place where a source root can appear (`Snapshot.places`: a
   module's `src/test/java` before it exists, the generated-source folders'
-  parents); events on `pom.xml`, on directories, and on any entry at such a
+  parents); events on a name that a listed build file has (the build system's
+  input names: Maven's POMs, Gradle's scripts), on directories, and on any entry at such a
   place (a folder made there, or replaced by a symbolic link) count.
 
 A new directory is watched as soon as its creation is drained, and a new
@@ -80,8 +81,8 @@ _ENTRIES = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF 
 MASK = _CONTENT | _ENTRIES | IN_ONLYDIR | IN_DONT_FOLLOW
 FILE_MASK = _CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW
 _HEADER = struct.Struct("iIII")       # wd, mask, cookie, len; then len bytes of NUL-padded name
-TREE, CHAIN, FILE = 1, 2, 4           # a directory under a source root; one on the way to a root, POM or
-                                      # place; a source file or POM itself
+TREE, CHAIN, FILE = 1, 2, 4           # a directory under a source root; one on the way to a root, build
+                                      # file or place; a source file or build file itself
 
 
 class Barrier:
@@ -97,6 +98,7 @@ class Barrier:
         self._places: set[str] = set()                    # folders where a root can appear
         self._parents: set[str] = set()                   # folders whose every folder is a root
         self._dirs: set[str] = set()                      # the watched directories
+        self._build_names: set[bytes] = set()             # the names of the listed build files (pom.xml)
         self._rescan = False
         self._unprovable: str | None = None               # why these inputs cannot be proven (a symlink)
         self.off: str | None = None                       # why the proof is unavailable, once it is
@@ -129,12 +131,13 @@ class Barrier:
                 self._fd = -1
             self.off = self.off or "closed"
 
-    def epoch(self, root: str, source_roots: Iterable[str], poms: Iterable[str],
+    def epoch(self, root: str, source_roots: Iterable[str], build_inputs: Iterable[str],
               places: Iterable[str] = ()) -> int | None:
         """The event counter after draining every queued event, watching these inputs (workspace-
-        relative source roots, POM paths and places where a root can appear, under `root`); None when
-        no proof can be given."""
-        config = (os.path.join(root, ""), tuple(sorted(source_roots)), tuple(sorted(poms)), tuple(sorted(places)))
+        relative source roots, build file paths and places where a root can appear, under `root`); None
+        when no proof can be given."""
+        config = (os.path.join(root, ""), tuple(sorted(source_roots)), tuple(sorted(build_inputs)),
+                  tuple(sorted(places)))
         with self._lock:
             if self.off is not None:
                 return None
@@ -153,7 +156,8 @@ class Barrier:
 
     def _watch_all(self) -> None:
         assert self._config is not None
-        prefix, roots, poms, places = self._config
+        prefix, roots, build_inputs, places = self._config
+        self._build_names = {os.fsencode(os.path.basename(rel)) for rel in build_inputs}
         self._unprovable = None
         wanted: dict[str, int] = {}
         files: list[str] = []
@@ -174,13 +178,13 @@ class Barrier:
                             self._unprovable = f"a source file under {dirpath} is a symbolic link"
                         else:
                             files.append(path)
-        for rel in poms:
-            pom = os.path.normpath(prefix + rel)
-            self._chain(top, os.path.dirname(pom), wanted)
-            if os.path.islink(pom):
+        for rel in build_inputs:
+            build_file = os.path.normpath(prefix + rel)
+            self._chain(top, os.path.dirname(build_file), wanted)
+            if os.path.islink(build_file):
                 self._unprovable = f"{rel} is a symbolic link"
             else:
-                files.append(pom)
+                files.append(build_file)
         self._places, self._parents = set(), set()
         for rel in places:
             if rel.endswith(PARENT_MARK):
@@ -212,7 +216,7 @@ class Barrier:
             self._libc.inotify_rm_watch(self._fd, wd)       # its IN_IGNORED finds no role: no count
 
     def _watch_file(self, path: str) -> bool:
-        """Watch one source file or POM by its inode (see the module docstring); False when the barrier
+        """Watch one source file or build file by its inode (see the module docstring); False when the barrier
         had to turn off."""
         wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), FILE_MASK)
         if wd >= 0:
@@ -277,7 +281,7 @@ class Barrier:
                 self._rescan = True
             return
         full = os.path.join(path, os.fsdecode(name))
-        if (bits & TREE and name.endswith(b".java")) or (bits & CHAIN and name == b"pom.xml"):
+        if (bits & TREE and name.endswith(b".java")) or (bits & CHAIN and name in self._build_names):
             self._epoch += 1
             if mask & (IN_CREATE | IN_MOVED_TO):
                 if os.path.islink(full):

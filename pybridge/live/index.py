@@ -62,7 +62,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pybridge.errors import PybridgeError, WorkerError
+from pybridge.errors import PybridgeError, WorkerError, WorkspaceError
 from pybridge.live.barrier import Barrier
 from pybridge.live.config import LiveConfig
 from pybridge.live.watcher import Scope, Watcher
@@ -70,8 +70,9 @@ from pybridge.live.worker import WarmWorker
 from pybridge.store import Store
 from pybridge.sync import StaleSnapshotError, store_path
 from pybridge.sync import sync as run_sync
+from pybridge.sync.meta import GenerationMeta
 from pybridge.sync.snapshot import PARENT_MARK, Snapshot, changes
-from pybridge.workspace import candidate_roots, load_workspace
+from pybridge.workspace import AUTO, BUILD_SYSTEMS, BuildSystem, by_name, candidate_roots, select
 
 log = logging.getLogger("pybridge.live")
 
@@ -131,6 +132,8 @@ class Target:
     slug: str
     root: Path
     state: Path
+    build_tool: str = AUTO                   # `--build-tool`
+    system: BuildSystem | None = field(init=False)   # None: no build system owns the root (yet)
     scope: Scope = field(init=False)
     requested: int = 0
     started: int = 0
@@ -148,7 +151,13 @@ class Target:
     first: _FirstRun | None = None           # the background first sync of a never-synced workspace
 
     def __post_init__(self) -> None:
-        self.scope = Scope(self.root, self.state)
+        self.system = _system_of(self.root, self.state, self.build_tool)
+        self.scope = Scope(self.root, self.state, self.is_input)
+
+    def is_input(self, path: Path) -> bool:
+        """Whether `path` is one of the build system's inputs (any build system's, while none owns the root)."""
+        systems = (self.system,) if self.system is not None else BUILD_SYSTEMS
+        return any(s.is_input(self.root, path) for s in systems)
 
     @property
     def pending(self) -> bool:
@@ -161,10 +170,11 @@ def _now_iso() -> str:
 
 class LiveIndex:
     def __init__(self, targets: list[tuple[str, Path, Path]], config: LiveConfig,
-                 sync_function: SyncFunction = run_sync) -> None:
-        """`targets`: (slug, root, state folder) of each served workspace."""
+                 sync_function: SyncFunction = run_sync, build_tool: str = AUTO) -> None:
+        """`targets`: (slug, root, state folder) of each served workspace; `build_tool`: `--build-tool`."""
         self.config = config
-        self.targets = {Path(root): Target(slug, Path(root), Path(state)) for slug, root, state in targets}
+        self.targets = {Path(root): Target(slug, Path(root), Path(state), build_tool)
+                        for slug, root, state in targets}
         self.worker = WarmWorker(heap=config.heap, idle_s=config.worker_idle_s,
                                  max_rss=int(config.worker_max_rss_mb * 2**20))
         self.sync_function = sync_function
@@ -308,7 +318,7 @@ class LiveIndex:
             barrier = self._barriers[root]
         if barrier is None:
             return None
-        return barrier.epoch(str(root), snapshot.source_roots, snapshot.poms, snapshot.places)
+        return barrier.epoch(str(root), snapshot.source_roots, snapshot.build_files, snapshot.places)
 
     def _proof(self, root: Path) -> str:
         """How exact queries know the files match: `events` (the inotify counter) or `stat` (a sweep)."""
@@ -345,7 +355,7 @@ class LiveIndex:
         with self.cond:
             t.events += len(paths)
             t.last_event = time.monotonic()
-            if any(p.name == "pom.xml" for p in paths):
+            if any(t.is_input(p) for p in paths):
                 t.scope.set_source_roots(())        # modules may have changed: every .java counts until reloaded
             self._request(t, demand=False)
 
@@ -444,7 +454,9 @@ class LiveIndex:
             attempts -= 1
             try:
                 result = self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
-                                            allow_online=self.config.allow_online, **extra)
+                                            allow_online=self.config.allow_online,
+                                            build_tool=t.system.name if t.system is not None else t.build_tool,
+                                            **extra)
             except StaleSnapshotError as exc:
                 return {"outcome": "changed", "generation": number, "changed": list(exc.changed)[:20]}, {
                     "error": exc.message, "code": "stale_snapshot"}
@@ -515,7 +527,10 @@ class LiveIndex:
         except Exception:  # no generation readable: the model alone decides
             log.debug("no generation for %s", t.root, exc_info=True)
         try:
-            for module in load_workspace(t.root).modules:
+            if t.system is None:
+                t.system = _system_of(t.root, t.state, t.build_tool)
+            modules = t.system.load(t.root, state_dir=t.state).modules if t.system is not None else ()
+            for module in modules:
                 for scope in module.scopes.values():
                     roots |= {Path(r) for r in scope.roots}
                 candidates = candidate_roots(module)
@@ -525,3 +540,25 @@ class LiveIndex:
             log.debug("workspace model of %s unreadable", t.root, exc_info=True)
         t.scope.set_source_roots(roots)
         t.scope.set_places(places, parents)
+
+
+def _system_of(root: Path, state: Path, build_tool: str) -> BuildSystem | None:
+    """The build system of a served root: the one named, else the one its current generation was read with,
+    else the one that owns the root (None: none does yet)."""
+    try:
+        if build_tool != AUTO:
+            return by_name(build_tool)
+        path = store_path(state)
+        if path.exists():
+            store = Store.open(path)
+            try:
+                info = store.current_generation()
+            finally:
+                store.close()
+            recorded = GenerationMeta.of(info).build_tool if info is not None else None
+            if recorded:
+                return by_name(recorded)
+        return select(root)
+    except (WorkspaceError, PybridgeError):
+        log.debug("no build system for %s yet", root, exc_info=True)
+        return None

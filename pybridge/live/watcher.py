@@ -1,7 +1,8 @@
 """Watching the served workspaces for the edits that matter (watchfiles: OS events, polling fallback).
 
 Only inputs of a sync count: `.java` files under a source folder the
-workspace model knows, every `pom.xml`, and what happens at a place where the
+workspace model knows, every build file (the build system's `is_input`:
+Maven's `pom.xml`, Gradle's scripts and properties), and what happens at a place where the
 build system lets a source root appear (`pybridge.workspace.candidate_roots`:
 a module's `src/test/java` made, a source folder replaced by a symbolic
 link, a new folder under `target/generated-sources`). Anything else under
@@ -27,12 +28,14 @@ IGNORED_DIRS = frozenset({"target", ".git", ".hg", ".svn", ".idea", "node_module
 
 
 class Scope:
-    """What counts as an input in one workspace: its source folders, its POMs, the places where a
-    source folder can appear, not its state folder."""
+    """What counts as an input in one workspace: its source folders, its build files (`is_input`:
+    the build system's predicate, `BuildSystem.is_input` bound to the root), the places where a source
+    folder can appear, not its state folder."""
 
-    def __init__(self, root: Path, state: Path) -> None:
+    def __init__(self, root: Path, state: Path, is_input: Callable[[Path], bool]) -> None:
         self.root = root
         self.state = state
+        self.is_input = is_input
         self.source_roots: tuple[Path, ...] = ()
         self.places: tuple[Path, ...] = ()      # a folder here is a source root once it exists
         self.parents: tuple[Path, ...] = ()     # every folder in these is a source root
@@ -57,7 +60,7 @@ class Scope:
             return True         # a root the model knows, even under target/ (generated sources)
         if any(part in IGNORED_DIRS for part in rel.parts[:-1]):
             return False
-        if path.name == "pom.xml":
+        if self.is_input(path):
             return True
         if path.suffix != ".java":
             return False

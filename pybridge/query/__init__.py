@@ -43,6 +43,7 @@ from pybridge.workspace.root import find_root
 
 from .errors import CODES, QueryError
 from .facade import TOOL_NAMES, TOOLS, Facade
-from .registry import CONVENTIONS, Tool
+from .registry import BUILD_TOOL_HELP, BUILD_TOOLS, CONVENTIONS, Tool
 
-__all__ = ["CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES", "Tool", "find_root"]
+__all__ = ["BUILD_TOOLS", "BUILD_TOOL_HELP", "CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES",
+           "Tool", "find_root"]

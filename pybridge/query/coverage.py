@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pybridge.store import DeclRow, Reader, SymbolInfo
+from pybridge.store import DeclRow, Reader, SymbolInfo, scope_matches
 
 from .view import CALLABLE_KINDS
 
@@ -129,7 +129,7 @@ def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | No
     names = {name} if name else set()
     path = _file_local(info, decl)
     in_filter = path is None or (decl is not None and module in (None, decl.module)
-                                 and scope in (None, decl.scope))
+                                 and scope_matches(scope, decl.scope))
     memo = memo or (lambda _key, compute: compute())
     ref = _Blockers(r, memo, names, module, scope, path, in_filter)
     kind = decl.kind if decl is not None else info.kind

@@ -63,17 +63,19 @@ class Facade:
 
     def __init__(self, repos: list[str | Path], state_dirs: Mapping[str | Path, Path] | None = None,
                  *, allow_online: bool = True, heap: str | None = None, worker: Any = None,
-                 wait: bool = True) -> None:
+                 wait: bool = True, build_tool: str = "auto") -> None:
         """`repos`: the workspace roots served. `state_dirs` maps a root (as given or
         resolved) to its state folder (default `pybridge.sync.state_dir_for(root)`).
         `allow_online`, `heap` and `wait` (queue behind a running sync, or fail at once) go to
-        `sync`; `worker` (a started
+        `sync`, as does `build_tool` (`--build-tool`: auto, maven, gradle; in auto, a workspace
+        keeps the build tool its current generation was read with); `worker` (a started
         `pybridge.worker.Worker`) is reused by every sync instead of one per sync."""
         self.spaces = Workspaces(repos, state_dirs)
         self.allow_online = allow_online
         self.heap = heap
         self.worker = worker
         self.wait = wait
+        self.build_tool = build_tool
         self._closed = False
         self._lock = threading.Lock()
 
@@ -130,7 +132,7 @@ class Facade:
         except ValidationError as exc:
             raise _validation_error(t, exc) from None
         call = Call(self.spaces, progress if t.progress else None, allow_online=self.allow_online,
-                    heap=self.heap, worker=self.worker, wait=self.wait)
+                    heap=self.heap, worker=self.worker, wait=self.wait, build_tool=self.build_tool)
         if t.name == "sync":
             return t.handler(call, parsed).to_json()
         return answer_fresh(lambda: t.handler(call, parsed).to_json(), patient=patient)

@@ -80,7 +80,7 @@ Repo = Annotated[str | None, Field(description=(
 Module = Annotated[str | None, Field(description=(
     "Only this module (its id, or its last part)."), max_length=NAME_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
-Scope = Annotated[Literal["main", "test"] | None, Field(description="Only main or only test sources.")]
+Scope = Annotated[Literal["main", "test"] | None, Field(description="main or test (all but main).")]
 Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
     "The previous page's `nextCursor`."))]
 SymbolName = Annotated[str, _text(NAME_MAX, (

@@ -28,8 +28,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pybridge.workspace.registry import AUTO, BUILD_SYSTEMS
+from pybridge.workspace.registry import names as build_tool_names
+
 from .models import ToolArgs
 from .results import Result
+
+BUILD_TOOLS = build_tool_names()
+"""What `--build-tool` takes: auto, then each build system's name (the CLI's choices)."""
+BUILD_TOOL_HELP = ("Which build system reads the workspace. auto: "
+                   + ", else ".join(f"{s.wording.tool} when the root has {s.wording.root_files}" for s in BUILD_SYSTEMS)
+                   + " (a workspace keeps the one its last sync used).")
 
 FAMILIES = ("tools_admin", "tools_exact", "tools_names", "tools_structure")
 
@@ -81,6 +90,7 @@ class Call:
     heap: str | None = None
     worker: Any = None
     wait: bool = True
+    build_tool: str = AUTO             # `--build-tool`: auto, or a build system's name
 
 
 @dataclass(frozen=True)

@@ -100,16 +100,28 @@ def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
     ws = call.spaces.pick(a.repo)
     try:
         return SyncResult.model_validate(_sync(ws, call.progress, allow_online=call.allow_online,
-                                               heap=call.heap, worker=call.worker, wait=call.wait))
+                                               heap=call.heap, worker=call.worker, wait=call.wait,
+                                               build_tool=build_tool_of(ws, call.build_tool)))
     finally:
         ws.freshness.invalidate()    # whatever happened, the next answer checks the files anew
 
 
+def build_tool_of(ws: Served, build_tool: str) -> str:
+    """The build tool a sync of `ws` uses: the one asked for, else (auto) the one its current generation
+    was read with (a root with both a pom.xml and a build.gradle synced with --build-tool gradle stays
+    Gradle's), else auto."""
+    if build_tool != "auto":
+        return build_tool
+    current = ws.current()
+    recorded = GenerationMeta.of(current).build_tool if current is not None else None
+    return recorded or build_tool
+
+
 def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: str | None,
-          worker: Any, wait: bool) -> dict[str, Any]:
+          worker: Any, wait: bool, build_tool: str) -> dict[str, Any]:
     try:
         result = sync(ws.root, state_dir=ws.state, allow_online=allow_online, wait=wait,
-                      progress=_progress_adapter(progress), worker=worker, heap=heap)
+                      progress=_progress_adapter(progress), worker=worker, heap=heap, build_tool=build_tool)
     except StaleSnapshotError as exc:
         raise QueryError("stale_snapshot", exc.message, changed=list(exc.changed),
                          hint="wait until the edits are done, then call sync again") from exc

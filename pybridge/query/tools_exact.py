@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
-from pybridge.store import DeclRow, Reader, RefRow
+from pybridge.store import DeclRow, Reader, RefRow, scope_matches
 from pybridge.store.structure import external_symbols
 
 from .coverage import coverage
@@ -80,7 +80,7 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
         found: list[DeclRow] = []
         for d in lookup(v, a.query):
             if ((a.kind is None or d.kind == a.kind) and module in (None, d.module)
-                    and a.scope in (None, d.scope) and d.symbol_id not in seen):
+                    and scope_matches(a.scope, d.scope) and d.symbol_id not in seen):
                 seen.add(d.symbol_id)
                 found.append(d)
         limit_given = "limit" in a.model_fields_set

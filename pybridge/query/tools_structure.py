@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, Span
-from pybridge.store import CallSite, DeclRow, SymbolInfo
+from pybridge.store import CallSite, DeclRow, SymbolInfo, scope_matches
 from pybridge.store import structure as sq
 
 from .coverage import coverage
@@ -427,7 +427,7 @@ def find_implementations(call: Call, a: FindImplementationsArgs) -> FindImplemen
             d = nodes.decl(s)
             if d is None or (kind in TYPE_KINDS and d.kind not in CLASS_LIKE):
                 continue
-            if module not in (None, d.module) or a.scope not in (None, d.scope):
+            if module not in (None, d.module) or not scope_matches(a.scope, d.scope):
                 continue
             chosen.append(s)
         chosen.sort(key=lambda s: _order(nodes, s))
@@ -459,7 +459,7 @@ def _order(nodes: _Nodes, sid: int) -> tuple[int, str, int, int]:
 
 
 def _is_test(v: View, d: DeclRow | None) -> bool:
-    if d is None or d.scope != "test" or d.kind != "METHOD":
+    if d is None or d.scope == "main" or d.kind != "METHOD":
         return False
     h = _header(v, d)
     if h is None:
@@ -607,7 +607,7 @@ def _callees(v: View, frontier: list[int], scope: str | None,
     rows = [r for r in v.r.call_sites(frontier, by="container", limit=cap) if not r.flags & NOT_A_CALL]
     if scope is not None:
         decls = v.first_decls({r.target_id for r in rows})
-        rows = [r for r in rows if (d := decls.get(r.target_id)) is None or d.scope == scope]
+        rows = [r for r in rows if (d := decls.get(r.target_id)) is None or scope_matches(scope, d.scope)]
     return [(row.container_id, row.target_id, row, None) for row in rows if row.container_id is not None]
 
 
@@ -722,7 +722,7 @@ def diagnostics(call: Call, a: DiagnosticsArgs) -> DiagnosticsResult:
             one = reader.file(rel)
             if one is None:
                 raise _no_file(v, ws, rel)
-            files = [one] if module in (None, one.module) and a.scope in (None, one.scope) else []
+            files = [one] if module in (None, one.module) and scope_matches(a.scope, one.scope) else []
         else:
             files = reader.files(module=module, scope=a.scope)
         total = reader.count_problems(path=rel, module=module, scope=a.scope) if files else 0

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
-from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo
+from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo, scope_matches
 from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta
 
 from . import keys
@@ -322,7 +322,8 @@ class View:
 
     def limitations(self, module: str | None = None, scope: str | None = None) -> list[dict[str, Any]]:
         lims = [lim for lim in GenerationMeta.of(self.gen).limitations
-                if (module is None or lim.module in (None, module)) and (scope is None or lim.scope in (None, scope))]
+                if (module is None or lim.module in (None, module))
+                and (lim.scope is None or scope_matches(scope, lim.scope))]
         if not any(lim.kind == REFLECTION_NOT_TRACKED.kind for lim in lims):
             lims.append(REFLECTION_NOT_TRACKED)
         return [{"kind": lim.kind, "module": lim.module, "scope": lim.scope, "message": lim.message} for lim in lims]

@@ -84,7 +84,7 @@ The store imports nothing of pybridge but `pybridge.facts` and
 """
 
 from .gc import Collected
-from .reader import Reader
+from .reader import Reader, scope_matches
 from .rows import (
     BlockedRow,
     CallSite,
@@ -103,6 +103,6 @@ from .store import DEFAULT_KEEP, Store
 
 __all__ = [
     "BlockedRow", "CALL_KINDS", "CallSite", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
-    "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store",
+    "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store", "scope_matches",
     "SymbolInfo",
 ]

@@ -103,6 +103,16 @@ def _ids(symbol: SymbolArg) -> list[int]:
     return ids
 
 
+MAIN, TEST = "main", "test"
+
+
+def scope_matches(wanted: str | None, scope: str) -> bool:
+    """Whether a fact of `scope` passes the tools' scope filter `wanted`: None passes all; `test` is every
+    scope but main (a Gradle build's integrationTest, testFixtures, ... source sets are test code too);
+    any other name matches itself."""
+    return wanted is None or (scope != MAIN if wanted == TEST else scope == wanted)
+
+
 class _Query:
     """Named parameters and the AND-ed conditions of one query."""
 
@@ -124,6 +134,16 @@ class _Query:
     def equal(self, column: str, value: Any) -> None:
         if value is not None:
             self.where.append(f"{column} = {self.param(value)}")
+
+    def scoped(self, column: str, scope: str | None) -> None:
+        """The scope filter of the tools (`scope_matches`): `test` is every scope but main."""
+        if scope is not None:
+            self.where.append(self.scope_sql(column, scope))
+
+    def scope_sql(self, column: str, scope: str) -> str:
+        if scope == TEST:
+            return f"{column} != {self.param(MAIN)}"
+        return f"{column} = {self.param(scope)}"
 
     def sql(self, extra: Iterable[str] = ()) -> str:
         return " AND ".join([*self.where, *extra]) or "1"
@@ -187,7 +207,7 @@ class Reader:
         """The generation's source files, by path."""
         q = self._query()
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         rows = self._rows(
             f"SELECT {_FILE_COLUMNS} FROM manifest m"
             " CROSS JOIN file_versions f ON f.id = m.file_version_id"
@@ -289,7 +309,7 @@ class Reader:
         if module is not None:
             filters.append(f"f.module = {q.param(module)}")
         if scope is not None:
-            filters.append(f"f.scope = {q.param(scope)}")
+            filters.append(q.scope_sql("f.scope", scope))
 
         def branch(source: str, *conditions: str) -> str:
             return _DECL_SELECT.format(source=source, where=" AND ".join([*conditions, *filters]))
@@ -399,7 +419,7 @@ class Reader:
         if codes is not None:
             q.within("r.kind", codes)
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         join = "" if module is None and scope is None else \
             " CROSS JOIN file_versions f ON f.id = r.file_version_id"
         return int(self._rows(
@@ -428,7 +448,7 @@ class Reader:
         q = self._query()
         q.within("r.target_id" if by == "target" else "r.container_id", _ids(symbol))
         q.where.append(f"r.kind IN {CALL_KIND_SQL}")  # verbatim: the partial index's term
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         sql = ("SELECT f.path, r.line, r.col, r.kind, r.flags, r.target_id, r.container_id FROM refs r"
                + _IN_GENERATION.format(t="r") + f" WHERE {q.sql()}" + _REF_ORDER
                + f" LIMIT {q.param(_limit(limit))}")
@@ -439,7 +459,7 @@ class Reader:
     def _ref_page(self, q: _Query, module: str | None, scope: str | None,
                   after: Sequence[object] | None, limit: int | None) -> list[RefRow]:
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         if after is not None:
             if (not isinstance(after, (tuple, list)) or len(after) != 5
                     or not isinstance(after[0], str)
@@ -520,7 +540,7 @@ class Reader:
         q = self._query()
         q.within("b.name", [names] if isinstance(names, str) else list(names))
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         q.equal("f.path", path)
         return q
 
@@ -531,7 +551,7 @@ class Reader:
         and are not binding-complete."""
         q = self._query()
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         q.equal("f.path", path)
         rows = self._rows(
             f"SELECT {_FILE_COLUMNS} FROM manifest m"
@@ -586,7 +606,7 @@ class Reader:
             q.where.append("m.generation_id = :g")
         q.equal("f.path", path)
         q.equal("f.module", module)
-        q.equal("f.scope", scope)
+        q.scoped("f.scope", scope)
         if codes is not None:
             q.within("p.kind", codes)
         if errors_only:

@@ -47,7 +47,7 @@ from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
-from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Module, Workspace, select
+from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Limitation, Module, Workspace, ignored, select
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
@@ -187,10 +187,13 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     try:
         system = select(run.root, build_tool)
         run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
-        workspace = system.load(run.root)
+        t_load = time.perf_counter()
+        workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
+                                progress=lambda message: run.say({"phase": "maven", "message": message}))
+        run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
         if worker is None:
             worker = Worker(heap) if heap else Worker()
-        snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION)
+        snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
         run.timings["fingerprint"] = time.perf_counter() - run.t0
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
@@ -310,13 +313,13 @@ def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshot
                 for abs_path, rel in listed.items():
                     files[rel] = FileEntry(rel, module.id, scope_name, abs_path)
     envs = {job: environment(cp, module.encoding, snap.classpath) for job, (module, cp) in jobs.items()}
-    # The snapshot's table of build files (its JSON key `poms`: DESIGN section 5) by relpath -> [..., sha256].
-    old_builds = previous.snapshot.get("poms", {}) if previous is not None else {}
+    # The snapshot's table of build files (DESIGN section 5) by relpath -> [..., sha256].
+    old_builds = snapshots.stored_build_files(previous.snapshot) if previous is not None else {}
     build_changed = set()
     for module in workspace.modules:
         for build_file in module.build_files:
             rel = _relpath(run.root, build_file)
-            if (old_builds.get(rel) or [None])[-1] != snap.poms.get(rel, [None])[-1]:
+            if (old_builds.get(rel) or [None])[-1] != snap.build_files.get(rel, [None])[-1]:
                 build_changed.add(module.id)
     return _Inputs(system, workspace, snap, jobs, files, envs,
                    visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
@@ -367,8 +370,8 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
     meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
                    modules=_module_metas(run.root, inputs.workspace))
-    if any(previous.snapshot.get(k) != now[k] for k in ("files", "poms", "classpath", "source_roots", "places")) or \
-            meta != old:
+    tables = ("files", "build_files", "classpath", "source_roots", "places")
+    if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old:
         store.refresh_generation(previous.number, now, meta.to_json())
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
              "total": len(inputs.files)})
@@ -520,6 +523,14 @@ def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: Genera
     return number
 
 
+def _ignored(root: Path, system: BuildSystem) -> tuple[Limitation, ...]:
+    """`build_files_ignored` for each other build system whose files are at the root too."""
+    return tuple(Limitation("build_files_ignored", None, (
+        f"{root} also holds {other.wording.tool} build files ({other.wording.root_files}); they were ignored: "
+        f"this workspace was read with {system.wording.tool}. Sync with --build-tool {other.name} to read it "
+        f"with {other.wording.tool} instead.")) for other in ignored(root, system))
+
+
 def _module_metas(root: Path, workspace: Workspace) -> tuple[ModuleMeta, ...]:
     return tuple(ModuleMeta(m.id, m.version, m.kind, relative(root, [m.root])[0], relative(root, m.build_files),
                             m.has_sources, m.release, m.encoding) for m in workspace.modules)
@@ -551,6 +562,8 @@ def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> Generation
                                 n_problems,
                                 tuple(lim.kind for lim in lims), tuple(map(str, cp.classpath)),
                                 tuple(map(str, cp.processor_path)), relative(root, cp.sourcepath)))
+    limitations += [MetaLimitation(lim.kind, lim.message, lim.module, lim.scope)
+                    for lim in (*inputs.workspace.limitations, *_ignored(root, inputs.system))]
     limitations += [x for e in snapshots.limitations(inputs.snap) if (x := MetaLimitation.from_json(e))]
     limitations.append(REFLECTION_NOT_TRACKED)
     return replace(begun, scopes=tuple(scopes), limitations=tuple(limitations),

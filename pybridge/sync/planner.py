@@ -119,11 +119,11 @@ class Plan:
         return not self.full and not self.first and not self.deleted
 
 
-def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str], pom_changed: set[str],
+def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str], build_changed: set[str],
          previous: Reader | None, previous_envs: dict[str, str] | None, *, force: bool, indexer_changed: bool,
          oversized: dict[str, str] | None = None, was_oversized: Iterable[str] = ()) -> Plan:
     """The first round. `files`: the files to be in the new generation; `sha`: their content
-    hashes; `envs`: each job's environment fingerprint; `pom_changed`: module ids whose POM changed;
+    hashes; `envs`: each job's environment fingerprint; `build_changed`: module ids whose build files changed;
     `oversized`: relpath -> content hash of the files too large to index (staged without facts:
     one that is new or changed counts as deleted, since whatever it declared is gone);
     `was_oversized`: the files the previous generation stored without facts (indexed now if they fit)."""
@@ -139,7 +139,7 @@ def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str],
     old = {f.path: f for f in previous.files()}
     p = Plan(False, "")
     whole = {job for job, env in envs.items() if previous_envs.get(f"{job[0]} {job[1]}") != env
-             or job[0] in pom_changed}
+             or job[0] in build_changed}
     for rel, entry in files.items():
         before = old.get(rel)
         if (entry.module, entry.scope) in whole or before is None or before.content_sha256 != sha[rel] \

@@ -1,7 +1,8 @@
 """Snapshots: the fingerprint of every input of a sync, and a cheap check of it.
 
 A snapshot records each source file (workspace-relative path, size, mtime,
-sha256), each `pom.xml` (path, size, mtime, sha256), each classpath entry
+sha256), each build file (`BuildSystem.inputs` that exist inside the workspace:
+Maven's POMs, Gradle's scripts and properties; path, size, mtime, sha256), each classpath entry
 (path, size, mtime), each module's Java release and encoding, and the
 indexer version. `changes()` compares a snapshot with the disk by `stat`
 (size and mtime; a new or vanished source file counts too), which is what
@@ -50,7 +51,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,9 @@ DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 # How far before the snapshot's clock reading a ctime still makes a file suspect: file systems stamp
 # times from a coarse clock (up to a scheduler tick behind the fine one); a second covers it widely.
 CTIME_MARGIN_NS = 1_000_000_000
+# The JSON key of the build-file table in stores written before the build systems' seam (issue 23);
+# read, never written.
+LEGACY_BUILD_FILES_KEY = "poms"
 PARENT_MARK = "/*"       # a place key ending so: every folder directly inside is a root
 
 
@@ -152,7 +156,7 @@ def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]
 class Snapshot:
     root: Path
     files: dict[str, list[Any]] = field(default_factory=dict)        # relpath -> [size, mtime_ns, sha256]
-    poms: dict[str, list[Any]] = field(default_factory=dict)         # relpath -> [size, mtime_ns, sha256]
+    build_files: dict[str, list[Any]] = field(default_factory=dict)  # relpath -> [size, mtime_ns, sha256]
     source_roots: list[str] = field(default_factory=list)       # relpaths of every scanned source root
     classpath: dict[str, list[Any]] = field(default_factory=dict)    # path -> [size, mtime_ns]
     modules: dict[str, dict[str, Any]] = field(default_factory=dict)      # module id -> {release, encoding}
@@ -170,7 +174,7 @@ class Snapshot:
     taken_ns: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "poms": self.poms, "source_roots": self.source_roots,
+        return {"files": self.files, "build_files": self.build_files, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
                 "skipped": self.skipped, "oversized": self.oversized, "places": self.places,
                 "taken_ns": self.taken_ns, "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
@@ -178,7 +182,7 @@ class Snapshot:
     @classmethod
     def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
         taken = data.get("taken_ns")
-        return cls(Path(root), dict(data.get("files", {})), dict(data.get("poms", {})),
+        return cls(Path(root), dict(data.get("files", {})), stored_build_files(data),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
                    dict(data.get("modules", {})), data.get("indexer_version", ""),
                    dict(data.get("skipped") or {}), dict(data.get("oversized") or {}),
@@ -192,9 +196,10 @@ class Snapshot:
         return self.taken_ns is None
 
     def inputs_fingerprint(self) -> str:
-        """The fingerprint of the sources, POMs, releases and indexer version (not the classpath)."""
+        """The fingerprint of the sources, build files, releases and indexer version (not the classpath).
+        The build files' label stays `p` (from when they were POMs only): stored fingerprints stay equal."""
         h = hashlib.sha256()
-        for name, table in (("f", self.files), ("p", self.poms)):
+        for name, table in (("f", self.files), ("p", self.build_files)):
             for key in sorted(table):
                 h.update(f"{name}\0{key}\0{table[key][-1]}\n".encode())
         for key in sorted(self.modules):
@@ -213,8 +218,21 @@ class Snapshot:
         return h.hexdigest()
 
 
-def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None = None) -> Snapshot:
-    """Fingerprint the sources and POMs of a workspace (hashes every file once).
+def stored_build_files(data: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """The build-file table of a stored snapshot (JSON), also from a store written before the build
+    systems' seam, when the key named POMs (`LEGACY_BUILD_FILES_KEY`)."""
+    table = data.get("build_files")
+    if table is None:
+        table = data.get(LEGACY_BUILD_FILES_KEY)
+    return dict(table) if isinstance(table, Mapping) else {}
+
+
+def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None = None,
+         build_files: Iterable[Path] | None = None) -> Snapshot:
+    """Fingerprint the sources and build files of a workspace (hashes every file once).
+
+    `build_files`: the build system's inputs to fingerprint (`BuildSystem.inputs`); those outside the
+    workspace or absent are left out. Default: every module's own build files (`Workspace.build_files`).
 
     Files that cannot be read or lie outside the workspace are skipped and
     recorded; files above `max_bytes` (default `max_file_bytes()`) are
@@ -229,8 +247,6 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                       *(_rel(root, p) + PARENT_MARK for p in candidates.parents)]:
             if not os.path.isabs(place):        # a place outside the workspace is never looked at
                 snap.places[place] = place_roots(root, place)
-        st = m.pom_path.stat()
-        snap.poms[_rel(root, m.pom_path)] = [st.st_size, st.st_mtime_ns, sha256_file(m.pom_path)]
         snap.modules[m.id] = {"release": m.release, "encoding": m.encoding}
         for scope in m.scopes.values():
             listed = snap.scope_files.setdefault((m.id, scope.name), {})
@@ -257,6 +273,17 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                         snap.oversized[rel] = [m.id, scope.name, fst.st_size]
                     else:
                         listed[str(path)] = rel
+    for path in (workspace.build_files if build_files is None else build_files):
+        rel = _rel(root, path)
+        if os.path.isabs(rel) or rel in snap.build_files:
+            continue
+        try:
+            st = path.stat()
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            snap.build_files[rel] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
+        except OSError:
+            continue        # absent: its appearance is the build system's watchers' (is_input) to see
     snap.source_roots = sorted(set(snap.source_roots))
     return snap
 
@@ -357,7 +384,7 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
     prefix = os.path.join(str(root), "")
     changed: list[str] = []
     taken = snap.taken_ns
-    for table in (snap.files, snap.poms):
+    for table in (snap.files, snap.build_files):
         for rel, (size, mtime, *rest) in table.items():
             try:
                 st = os.stat(prefix + rel)

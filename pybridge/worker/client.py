@@ -296,7 +296,7 @@ class Worker:
         wanted = _agent_paths(agents)
         if wanted == self.agents:
             return False
-        self.close()
+        Worker.close(self)      # this child only: a subclass's close may end the worker for good
         self.agents, self.agent_error = wanted, None
         return True
 

@@ -35,12 +35,13 @@ from .model import (
     Workspace,
     candidate_roots,
 )
-from .registry import AUTO, by_name, select
+from .registry import AUTO, BUILD_SYSTEMS, by_name, ignored, names, select
 
 
-def load_workspace(root: Path | str, build_tool: str = AUTO) -> Workspace:
-    """The workspace at `root`, read by its build system (`select`)."""
-    return select(root, build_tool).load(Path(root))
+def load_workspace(root: Path | str, build_tool: str = AUTO, *, state_dir: Path | None = None) -> Workspace:
+    """The workspace at `root`, read by its build system (`select`; Gradle runs the build, or reads its
+    cached model, writing into `state_dir`)."""
+    return select(root, build_tool).load(Path(root), state_dir=state_dir)
 
 
 def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
@@ -53,7 +54,8 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
 
 
 __all__ = [
-    "AUTO", "SCOPES", "BuildSystem", "CandidateRoots", "ClasspathResult", "Dependency", "Key", "Limitation",
+    "AUTO", "BUILD_SYSTEMS", "SCOPES",
+    "BuildSystem", "CandidateRoots", "ClasspathResult", "Dependency", "Key", "Limitation",
     "Module", "ModuleCycleError", "Progress", "Scope", "SiblingDep", "Wording", "Workspace", "by_name",
-    "candidate_roots", "load_workspace", "resolve_classpaths", "select",
+    "candidate_roots", "ignored", "load_workspace", "names", "resolve_classpaths", "select",
 ]

@@ -5,8 +5,10 @@ it answers, in the typed records of `model.py`,
 
 - `owns(root)`: whether it builds this root (detection; `registry.py` asks
   each build system in turn);
-- `load(root)`: the workspace model: modules, their source and generated
-  roots per scope, release, encoding, sibling dependencies;
+- `load(root, ...)`: the workspace model: modules, their source and generated
+  roots per scope, release, encoding, sibling dependencies (Maven reads its
+  POMs; Gradle needs a run of the build, so `load` takes the state folder and
+  the run's options too, and keeps the run for `resolve`);
 - `resolve(workspace, state_dir, ...)`: per module and scope, the classpath
   and the sourcepath in the compiler's order, the release, the processor
   path and the named limitations (a build problem is a limitation, never an
@@ -53,6 +55,7 @@ class Wording:
     generate_sources: str      # how generated sources come to exist: "run `mvn generate-sources` or a build"
     generated_folder: str      # where they appear: "target/generated-sources"
     refetch_jar: str           # how a damaged jar is fetched again
+    root_files: str = ""       # the files at a workspace root that make it this build system's: "pom.xml"
 
 
 class BuildSystem(Protocol):
@@ -71,8 +74,11 @@ class BuildSystem(Protocol):
         """Whether this build system builds the workspace at `root` (by the files there, no run)."""
         ...
 
-    def load(self, root: Path) -> Workspace:
-        """The workspace model; raises WorkspaceError naming the file and the fix for malformed input."""
+    def load(self, root: Path, *, state_dir: Path | None = None, allow_online: bool = True, timeout: float = 300,
+             progress: Progress | None = None, env: Mapping[str, str] | None = None) -> Workspace:
+        """The workspace model; raises WorkspaceError naming the file and the fix for malformed input. A
+        build system that must run the build to know its modules (Gradle) writes into `state_dir` (its
+        own folder when None) and runs it as `resolve` would; one that reads files (Maven) ignores them."""
         ...
 
     def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,

@@ -11,7 +11,9 @@ Choices where DESIGN is silent:
   when they are created.
 - Every module with sources has both scopes, `main` and `test`, even when a
   scope has no source folder; a module without sources (Maven's `pom`
-  packaging) has none.
+  packaging) has none. A build system may add scopes of its own after them
+  (Gradle: one per other source set, `integrationTest`, `testFixtures`, ...);
+  `SCOPES` are the two every build system has.
 - `release` is an int: 8 for `1.8`, 17 for `17`. When the build says
   nothing, it is 17 (the JDK pybridge runs on), and `release_source` says
   `default`.
@@ -89,7 +91,7 @@ class SiblingDep:
 
 @dataclass(frozen=True)
 class Scope:
-    name: str                              # "main" or "test"
+    name: str                              # "main", "test", or another source set's name (Gradle)
     source_roots: tuple[Path, ...]         # configured folders that exist
     generated_roots: tuple[Path, ...]      # generated source folders that exist (Maven: target/generated-sources/*)
     # Where this scope's roots appear when they are created: the configured (else conventional)
@@ -132,12 +134,6 @@ class Module:
         `Scope.places`): what a watcher watches for a root that is not there yet."""
         return tuple(dict.fromkeys(p for s in self.scopes.values() for p in s.places))
 
-    @property
-    def pom_path(self) -> Path:
-        """The module's own build file. Only `pybridge/sync/snapshot.py` still asks by this name
-        (its `Snapshot.poms`); it goes when the snapshot fingerprints `BuildSystem.inputs`."""
-        return self.build_files[0]
-
 
 @dataclass(frozen=True)
 class CandidateRoots:
@@ -167,6 +163,9 @@ class Workspace:
     root: Path
     modules: tuple[Module, ...]
     build_tool: str                        # the `BuildSystem.name` that read it: "maven"
+    # Named limitations of the whole model (Gradle: android_unsupported, gradle_unavailable, ...); the
+    # per-scope ones are in each ClasspathResult.
+    limitations: tuple[Limitation, ...] = ()
 
     def module(self, module_id: str) -> Module:
         """The module with this id; KeyError when there is none."""

@@ -14,10 +14,11 @@ from pathlib import Path
 from pybridge.errors import WorkspaceError
 
 from .buildsystem import BuildSystem
+from .gradle import GRADLE
 from .maven import MAVEN
 
 AUTO = "auto"
-BUILD_SYSTEMS: tuple[BuildSystem, ...] = (MAVEN,)
+BUILD_SYSTEMS: tuple[BuildSystem, ...] = (MAVEN, GRADLE)
 
 
 def names() -> tuple[str, ...]:
@@ -40,6 +41,12 @@ def owners(root: Path) -> tuple[BuildSystem, ...]:
     return tuple(s for s in BUILD_SYSTEMS if s.owns(root))
 
 
+def ignored(root: Path | str, system: BuildSystem) -> tuple[BuildSystem, ...]:
+    """The build systems that own `root` too but were not chosen (a pom.xml and a build.gradle: Maven
+    wins in `auto`, and `status` says the Gradle files were ignored)."""
+    return tuple(s for s in owners(Path(root).expanduser()) if s is not system)
+
+
 def select(root: Path | str, build_tool: str = AUTO) -> BuildSystem:
     """The build system of the workspace at `root`: the first owner in `auto`, else the one named.
     Raises WorkspaceError, saying what to do, when none owns it (or the named one does not)."""
@@ -54,8 +61,9 @@ def select(root: Path | str, build_tool: str = AUTO) -> BuildSystem:
     found = owners(root)
     if found:
         return found[0]
-    if len(BUILD_SYSTEMS) == 1:
-        return BUILD_SYSTEMS[0]     # its own `load` says what is missing (not a folder, no build file)
-    tools = " or ".join(s.wording.tool for s in BUILD_SYSTEMS)
-    raise WorkspaceError(f"{root} is not a folder with the build files of a {tools} workspace at its root; "
-                         "point pybridge at the root folder of the workspace.")
+    if not root.is_dir():
+        raise WorkspaceError(f"{root} is not a folder; point pybridge at the root folder of the workspace.")
+    files = ", nor ".join(s.wording.root_files for s in BUILD_SYSTEMS)
+    tools = " and ".join(s.wording.tool for s in BUILD_SYSTEMS)
+    raise WorkspaceError(f"{root} has no {files}; pybridge reads {tools} workspaces, so point it at the "
+                         "workspace's root folder (or choose the build tool with --build-tool).")

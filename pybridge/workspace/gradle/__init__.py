@@ -6,6 +6,7 @@
   limitations, from the init script (`pybridge-model.gradle`, run by
   `runner.py`, read by `script.py`, mapped by `mapping.py`), cached by every
   input (`fingerprint.py`).
+- `GRADLE`: the `BuildSystem` (`system.py`), registered after Maven.
 - `inputs(root, env)`: the files whose change invalidates the model (what the
   live index watches); `source_places(model)`: where source roots can appear.
 
@@ -16,6 +17,8 @@ version checks in the init script and untested here.
 from .fingerprint import inputs, owns
 from .mapping import CompileEntry, GradleModel, GradleScope, build_model, source_places
 from .resolve import resolve_gradle
+from .system import GRADLE, GradleBuildSystem
 
-__all__ = ["CompileEntry", "GradleModel", "GradleScope", "build_model", "inputs", "owns", "resolve_gradle",
+__all__ = ["GRADLE", "CompileEntry", "GradleBuildSystem",
+           "GradleModel", "GradleScope", "build_model", "inputs", "owns", "resolve_gradle",
            "source_places"]

@@ -38,7 +38,7 @@ exact javac list is kept in `GradleScope.javac_classpath`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..lombok import agents_for
@@ -149,13 +149,13 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
             note = jvm_encoding_note(p, enc_source)
             if note and ss.name == MAIN:
                 notes.append(note)
-            classpaths[key] = ClasspathResult(cp, sp, tuple(lims), rel)
+            classpaths[key] = ClasspathResult(cp, sp, tuple(lims), rel, ss.processor_path)
             scopes[key] = GradleScope(mid, ss.name, ss.compile_task, javac, rel_source, enc, enc_source,
                                       ss.processor_path, ss.processor_rule, procs, ss.java_dirs, ss.generated_dir)
-    agents = agents_for({k: replace(cp, classpath=scopes[k].processor_path + cp.classpath)
-                         for k, cp in classpaths.items()})
+    agents = agents_for(classpaths)
     version = projects[0].gradle if projects else None
-    return GradleModel(Workspace(root, tuple(modules), "gradle"), classpaths, scopes, tuple(limitations), tuple(agents),
+    workspace = Workspace(root, tuple(modules), "gradle", tuple(limitations))
+    return GradleModel(workspace, classpaths, scopes, tuple(limitations), tuple(agents),
                        version, tuple(dict.fromkeys(notes)), tuple(projects))
 
 
@@ -236,7 +236,9 @@ def _classify(p: ProjectJson, ss: SourceSetJson, by_key: dict[ProjectKey, Projec
 def _scope(ss: SourceSetJson) -> Scope:
     src = tuple(dict.fromkeys(d.resolve() for d in ss.java_dirs if d.is_dir()))
     gen = tuple(d.resolve() for d in [ss.generated_dir] if d is not None and d.is_dir() and d.resolve() not in src)
-    return Scope(ss.name, src, gen)
+    # where roots appear once created: the configured Java folders and the -s folder (itself a root)
+    declared = tuple(dict.fromkeys([*ss.java_dirs, *([ss.generated_dir] if ss.generated_dir is not None else [])]))
+    return Scope(ss.name, src, gen, declared_roots=declared)
 
 
 def _paths(p: ProjectJson, ss: SourceSetJson, javac: tuple[CompileEntry, ...],

@@ -55,8 +55,9 @@ class MavenBuildSystem:
     def owns(self, root: Path) -> bool:
         return is_file(root / POM)
 
-    def load(self, root: Path) -> Workspace:
-        return load_workspace(root)
+    def load(self, root: Path, *, state_dir: Path | None = None, allow_online: bool = True, timeout: float = 300,
+             progress: Progress | None = None, env: Mapping[str, str] | None = None) -> Workspace:
+        return load_workspace(root)     # the POMs, without running Maven: the run's options do not apply
 
     def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
                 progress: Progress | None = None, env: Mapping[str, str] | None = None,

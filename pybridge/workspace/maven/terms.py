@@ -18,7 +18,7 @@ MAIN_DEP_SCOPES = frozenset({"compile", "provided", "system"})
 WORDING = Wording(
     tool="Maven", build_files="POMs", generate_sources="run `mvn generate-sources` or a build",
     generated_folder="target/generated-sources",
-    refetch_jar="delete it from the local repository and sync again to have Maven fetch it")
+    refetch_jar="delete it from the local repository and sync again to have Maven fetch it", root_files=POM)
 
 
 def pom_of(module: Module) -> Path:

@@ -1,0 +1,159 @@
+"""Gradle as a `BuildSystem`: the seam's methods, each a call into this package.
+
+- owns: `settings.gradle(.kts)` or `build.gradle(.kts)` at the root
+  (`fingerprint.owns`; the registry lists Maven first, so a root with a
+  pom.xml too stays Maven's);
+- load: the workspace model needs one Gradle run (`resolve.resolve_gradle`,
+  cached by every input): unlike Maven's POMs, Gradle's modules, source sets
+  and classpaths are only known by running the build. `load` runs it (or
+  reads its cache) and keeps the model; `resolve` on the workspace that
+  `load` returned hands back that run's classpaths, so a sync runs Gradle at
+  most once (twice when going online helps). Query time never loads: it
+  reads what sync recorded (`GenerationMeta`);
+- inputs: what the model cache keys on (`fingerprint.inputs`) and the build
+  files the model names (a custom `buildFileName`);
+- is_input: a `*.gradle(.kts)` script, a `gradle.properties`, a version
+  catalog, the wrapper's properties, a lock file, or anything in `buildSrc/`,
+  outside output folders (`build/`, `.gradle/`);
+- agent_hint: the Lombok jar of the kept model's processor paths.
+
+The model's workspace-level limitations (`gradle_unavailable`,
+`android_unsupported`, a failed run, ...) are the Workspace's `limitations`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..buildsystem import Key, Progress, Wording
+from ..model import ClasspathResult, Workspace
+from ..userdirs import cache_home
+from .fingerprint import SKIP_DIRS, digest, inputs, model_files, owns
+from .mapping import GradleModel
+from .resolve import resolve_gradle
+from .runner import WRAPPER_PROPERTIES
+
+NAME = "gradle"
+WORDING = Wording(
+    tool="Gradle", build_files="Gradle build scripts",
+    generate_sources="run `gradle compileJava` (or a build)",
+    generated_folder="build/generated (javac's -s folder)",
+    refetch_jar="run `gradle --refresh-dependencies compileJava` to have Gradle fetch it again",
+    root_files="settings.gradle(.kts) or build.gradle(.kts)")
+INPUT_NAMES = frozenset({"gradle.properties", "gradle.lockfile", "verification-metadata.xml"})
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The model of the last load of a root, and the digest of the inputs it was read from."""
+
+    inputs: str
+    model: GradleModel
+    workspace: Workspace
+
+
+def _inputs_digest(root: Path, env: Mapping[str, str]) -> str:
+    h = hashlib.sha256()
+    for path, sha in sorted(digest(inputs(root, env)).items()):
+        h.update(f"{path}\0{sha}\n".encode())
+    return h.hexdigest()
+
+
+def _default_state(root: Path) -> Path:
+    """Where a load without a state folder lets Gradle write (the init script, its output, logs)."""
+    base = cache_home() or Path(os.environ.get("TMPDIR", "/tmp")) / f"pybridge-{os.getuid()}"
+    return base / "gradle-load" / hashlib.sha256(str(root).encode()).hexdigest()[:16]
+
+
+class GradleBuildSystem:
+    """The `BuildSystem` for workspaces with Gradle build scripts at the root."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Path, _Kept] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def wording(self) -> Wording:
+        return WORDING
+
+    def owns(self, root: Path) -> bool:
+        return owns(root)
+
+    def load(self, root: Path, *, state_dir: Path | None = None, allow_online: bool = True, timeout: float = 300,
+             progress: Progress | None = None, env: Mapping[str, str] | None = None) -> Workspace:
+        root = Path(root).resolve()
+        env = dict(os.environ if env is None else env)
+        now = _inputs_digest(root, env)
+        with self._lock:
+            kept = self._kept.get(root)
+        if kept is not None and kept.inputs == now and not _gone(kept.model):
+            return kept.workspace
+        model = resolve_gradle(root, state_dir if state_dir is not None else _default_state(root),
+                               allow_online=allow_online, timeout=timeout, env=env, progress=progress)
+        workspace = replace(model.workspace, limitations=model.limitations)
+        with self._lock:
+            self._kept[root] = _Kept(now, model, workspace)
+        return workspace
+
+    def forget(self) -> None:
+        """Drop the kept models: the next `load` reads the model cache, or runs Gradle (benchmarks of a
+        first sync)."""
+        with self._lock:
+            self._kept.clear()
+
+    def model(self, workspace: Workspace) -> GradleModel | None:
+        """The Gradle model `load` read `workspace` from (None for a workspace it did not return)."""
+        with self._lock:
+            kept = self._kept.get(workspace.root)
+        return kept.model if kept is not None and kept.workspace is workspace else None
+
+    def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
+                progress: Progress | None = None, env: Mapping[str, str] | None = None,
+                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+        model = self.model(workspace) if use_cache else None
+        if model is None:
+            model = resolve_gradle(workspace.root, state_dir, allow_online=allow_online, timeout=timeout, env=env,
+                                   use_cache=use_cache, progress=progress)
+        return dict(model.classpaths)
+
+    def inputs(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+        env = os.environ if env is None else env
+        model = self.model(workspace)
+        named = model_files(model.projects) if model is not None else list(workspace.build_files)
+        return tuple(dict.fromkeys([*inputs(workspace.root, env), *named]))
+
+    def is_input(self, root: Path, path: Path) -> bool:
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            return False
+        parts = rel.parts
+        if not parts or any(p in SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
+            return False
+        name = path.name
+        return (parts[0] == "buildSrc" or name.endswith((".gradle", ".gradle.kts")) or name in INPUT_NAMES
+                or name.endswith(".lockfile") or rel.as_posix() == WRAPPER_PROPERTIES.as_posix()
+                or (name.endswith(".versions.toml") and path.parent.name == "gradle")
+                or "dependency-locks" in parts)
+
+    def agent_hint(self, workspace: Workspace) -> list[Path]:
+        model = self.model(workspace)
+        return list(model.agents) if model is not None else []
+
+
+def _gone(model: GradleModel) -> bool:
+    """Whether a jar of the kept model's classpaths was deleted (Gradle must run again)."""
+    return any(not p.exists() for cp in model.classpaths.values() for p in (*cp.classpath, *cp.processor_path)
+               if p.suffix == ".jar")
+
+
+GRADLE = GradleBuildSystem()
