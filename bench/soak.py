@@ -657,7 +657,10 @@ def run(project: str, duration: float, interval: float, replays: int, seed: int,
         replayed = judge_facts(answers, tree, out["generations"], root / "pom.xml", scratch / "replay", replays,
                                say)
         diff = final_differences(root, state, scratch / "final")
-        return summarize(project, duration, interval, answers, storm, tree, replayed, diff, out, first.counts)
+        result = summarize(project, duration, interval, answers, storm, tree, replayed, diff, out, first.counts)
+        log = (scratch / "serve.log").read_text(encoding="utf-8", errors="replace").splitlines()
+        result["serve_warnings"] = sorted({line[:400] for line in log if "WARNING" in line or "ERROR" in line})[:20]
+        return result
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -688,6 +691,8 @@ def summarize(project: str, duration: float, interval: float, answers: list[Answ
         "final_differences": diff[:20], "settled_generation": out["settled"],
         "catch_ups": out["live"].get("catchUps"),
         "catch_up_outcomes": dict(Counter(c.get("outcome") for c in out["catch_ups"])),
+        "catch_up_failures": sorted({str(c.get("error"))[:300] for c in out["catch_ups"]
+                                     if c.get("outcome") == "failed"}),
         "catch_up_p50_s": nearest_rank(durations, 0.5) if durations else None,
         "catch_up_max_s": max(durations) if durations else None,
         "worker": {k: worker.get(k) for k in ("starts", "restarts", "restartCauses", "drained", "releases")},
@@ -743,7 +748,8 @@ def main() -> None:
                  say=lambda m: print(m, flush=True))
     section = report(result, command, mach, vers)
     print(section)
-    print(json.dumps({k: result[k] for k in ("stale_examples", "final_differences", "storm_errors")}, indent=1))
+    print(json.dumps({k: result[k] for k in ("stale_examples", "final_differences", "storm_errors",
+                                             "catch_up_failures", "serve_warnings")}, indent=1))
     if not args.no_write:
         write_section(HERE / "RESULTS.md", BEGIN, END, section)
         (HERE / "soak.json").write_text(json.dumps({"command": command, "machine": mach, "versions": vers,
