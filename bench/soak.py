@@ -7,8 +7,9 @@ The workspace (bench/workspaces.py builds it from Maven Central) is copied to
 a temporary folder and synced once; `pybridge serve` then watches it over MCP
 stdio. A storm thread edits it for `--duration` seconds: storm spells of
 1-6 s (bursts of 1 to 40 edits a few milliseconds apart, 0.05-1 s between
-bursts) and quiet spells of 0.5 s to `--quiet-max` (default 8 s), in which
-the live index can catch up. Kinds: appends, added
+bursts) and quiet spells of 2 s to `--quiet-max` (default 15 s), in which
+the live index can catch up (a catch-up of commons-lang3 after a burst took
+about 5 s here). Kinds: appends, added
 methods that call the queried methods, removed methods, method renames,
 calls switched between the queried methods, syntax breaks and repairs, new
 files, deleted files, moves to another package (the package line fixed),
@@ -172,7 +173,7 @@ class StateWalker:
 class Storm(threading.Thread):
     """Mixed edits in bursts until stopped (see the module docstring)."""
 
-    def __init__(self, tree: Tree, links: Path, seed: int, quiet_max: float = 8.0, only: set[str] | None = None,
+    def __init__(self, tree: Tree, links: Path, seed: int, quiet_max: float = 15.0, only: set[str] | None = None,
                  pool_size: int = 40) -> None:
         super().__init__(name="soak-storm", daemon=True)
         self.tree = tree
@@ -196,7 +197,7 @@ class Storm(threading.Thread):
         storming_until = time.monotonic() + self.rng.uniform(1.0, 6.0)
         while not self.stop.is_set():
             if time.monotonic() > storming_until:       # a quiet spell: the live index may catch up
-                if self.stop.wait(self.rng.uniform(0.5, self.quiet_max)):
+                if self.stop.wait(self.rng.uniform(min(2.0, self.quiet_max), self.quiet_max)):
                     return
                 storming_until = time.monotonic() + self.rng.uniform(1.0, 6.0)
             if self.stop.wait(self.rng.uniform(0.05, 1.0)):
@@ -736,7 +737,7 @@ def main() -> None:
     parser.add_argument("--replays", type=int, default=20, help="generations checked against a fresh sync")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--fresh-wait", type=float, default=5.0, help="serve's --fresh-wait (seconds)")
-    parser.add_argument("--quiet-max", type=float, default=8.0, help="longest quiet spell of the storm (seconds)")
+    parser.add_argument("--quiet-max", type=float, default=15.0, help="longest quiet spell of the storm (seconds)")
     parser.add_argument("--kinds", help="only these edit kinds, comma-separated (default: all of "
                                         f"{', '.join(k for k, _ in KINDS)})")
     parser.add_argument("--no-write", action="store_true", help="print only; leave bench/RESULTS.md alone")
