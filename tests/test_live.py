@@ -536,6 +536,29 @@ def test_a_generation_from_before_places_were_recorded_is_synced_once_and_then_s
     assert "service/src/test/java" in _current(root, home).snapshot["places"]
 
 
+def test_a_check_that_another_query_invalidates_meanwhile_still_returns_its_own_result(reactor):
+    """Seen in the soak (1 answer in 1,800: 'NoneType' object has no attribute 'source'): a query whose
+    wait ended invalidated the cache between another query's check and its return."""
+    from pybridge.query.freshness import Freshness
+
+    root, home = reactor
+    fresh = Freshness(root)
+
+    class Interleaved(LiveIndex):
+        def notice(self, root: Path) -> None:
+            fresh.invalidate()          # another query's catch-up ended just now
+            super().notice(root)
+
+    live = Interleaved([("reactor", root, home_state(root, home))], LiveConfig(watch=False))
+    try:
+        fresh.live = live
+        add_a_call_to_normalize(root)
+        check = fresh.check(_current(root, home))
+        assert check is not None and check.changed == (APP,)
+    finally:
+        live.close()
+
+
 def test_a_query_that_saw_the_change_first_triggers_and_awaits_the_catch_up_itself(reactor):
     """No watcher event needed: `wait_fresh` demands a catch-up that starts after it was asked."""
     root, home = reactor
