@@ -502,6 +502,8 @@ async def _session(root: Path, state: Path, tree: Tree, storm: Storm, duration: 
                 v1 = tree.now()
                 a = Answer(n, target, sent - t0, seconds, v0, v1,
                            payload.get("code", "error") if is_error else payload.get("freshness", "?"))
+                if is_error and a.outcome != "stale_snapshot":
+                    a.note = str(payload.get("error"))[:500]
                 if not is_error:
                     a.generation = payload["meta"]["generation"]
                     a.refs = _refs(payload)
@@ -698,6 +700,8 @@ def summarize(project: str, duration: float, interval: float, answers: list[Answ
         "catch_up_max_s": max(durations) if durations else None,
         "worker": {k: worker.get(k) for k in ("starts", "restarts", "restartCauses", "drained", "releases")},
         "stale_examples": [asdict(a) | {"refs": len(a.refs)} for a in stale[:10]],
+        "error_examples": dict(Counter(f"{a.outcome}: {a.note}" for a in answers
+                                       if a.outcome not in ("fresh", "stale_snapshot")).most_common(10)),
     }
 
 
@@ -749,8 +753,8 @@ def main() -> None:
                  say=lambda m: print(m, flush=True))
     section = report(result, command, mach, vers)
     print(section)
-    print(json.dumps({k: result[k] for k in ("stale_examples", "final_differences", "storm_errors",
-                                             "catch_up_failures", "serve_warnings")}, indent=1))
+    print(json.dumps({k: result[k] for k in ("stale_examples", "error_examples", "final_differences",
+                                             "storm_errors", "catch_up_failures", "serve_warnings")}, indent=1))
     if not args.no_write:
         write_section(HERE / "RESULTS.md", BEGIN, END, section)
         (HERE / "soak.json").write_text(json.dumps({"command": command, "machine": mach, "versions": vers,
