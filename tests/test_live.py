@@ -487,6 +487,78 @@ def test_a_catch_up_overtaken_by_an_edit_keeps_its_jvm_and_the_next_one_runs_on_
     assert _current(root, home).snapshot["files"][APP][0] == (root / APP).stat().st_size
 
 
+def test_a_catch_up_that_fails_while_files_change_under_it_runs_again_instead_of_failing(reactor):
+    """Seen in the soak: a source folder removed while the indexer ran made JDT refuse its sourcepath
+    ("invalid environment settings"); that failure is about a tree that is gone, not the one on disk."""
+    from pybridge.errors import WorkerError
+
+    root, home = reactor
+    calls = []
+    live_box: list[LiveIndex] = []
+
+    def fails_while_an_edit_lands(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            target = live_box[0].targets[root]
+            edit(root, NAMES_TEST, "class NamesTest {", "class NamesTest {\n    int under;")
+            edited = time.monotonic()
+            deadline = edited + WAIT
+            while target.last_event is None or target.last_event < edited:      # the watcher's event
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            raise WorkerError("The indexer failed: java.lang.IllegalStateException: invalid environment "
+                              "settings", cause="error")
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=fails_while_an_edit_lands) as live:
+        live_box.append(live)
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2, outcome
+    assert len(calls) == 2
+    assert (root / NAMES_TEST).stat().st_size == _current(root, home).snapshot["files"][NAMES_TEST][0]
+
+
+def test_a_generation_from_before_places_were_recorded_is_synced_once_and_then_sees_a_new_root(reactor):
+    """A store synced by an earlier pybridge: its snapshot lacks `places` and `taken_ns`, so a stat
+    comparison could not see a new source root; the first catch-up syncs, and the snapshot has them."""
+    root, home = reactor
+    current = _current(root, home)
+    old = {k: v for k, v in current.snapshot.items() if k not in ("places", "taken_ns")}
+    with Store.open(store_path(home_state(root, home))) as store:
+        store.refresh_generation(current.number, old, {})
+    assert "places" not in _current(root, home).snapshot
+    with _live(root, home) as live:
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing and not target.pending)
+        assert target.last["outcome"] == "published" and target.last["generation"] == 1
+    assert "service/src/test/java" in _current(root, home).snapshot["places"]
+
+
+def test_a_check_that_another_query_invalidates_meanwhile_still_returns_its_own_result(reactor):
+    """Seen in the soak (1 answer in 1,800: 'NoneType' object has no attribute 'source'): a query whose
+    wait ended invalidated the cache between another query's check and its return."""
+    from pybridge.query.freshness import Freshness
+
+    root, home = reactor
+    fresh = Freshness(root)
+
+    class Interleaved(LiveIndex):
+        def notice(self, root: Path) -> None:
+            fresh.invalidate()          # another query's catch-up ended just now
+            super().notice(root)
+
+    live = Interleaved([("reactor", root, home_state(root, home))], LiveConfig(watch=False))
+    try:
+        fresh.live = live
+        add_a_call_to_normalize(root)
+        check = fresh.check(_current(root, home))
+        assert check is not None and check.changed == (APP,)
+    finally:
+        live.close()
+
+
 def test_a_query_that_saw_the_change_first_triggers_and_awaits_the_catch_up_itself(reactor):
     """No watcher event needed: `wait_fresh` demands a catch-up that starts after it was asked."""
     root, home = reactor

@@ -464,9 +464,9 @@ class LiveIndex:
                 if attempts > 0 and exc.cause in ("killed", "crashed") and not self._closed:
                     log.warning("worker failed during the catch-up of %s (%s); retrying", t.root, exc.cause)
                     continue
-                return self._failed(t, number, exc)
+                return self._changed(t, number, exc) or self._failed(t, number, exc)
             except PybridgeError as exc:
-                return self._failed(t, number, exc)
+                return self._changed(t, number, exc) or self._failed(t, number, exc)
             self._load_scope(t)
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
@@ -484,6 +484,20 @@ class LiveIndex:
                     if first.index_t0 is None:
                         first.index_t0, first.index_done0 = time.monotonic(), first.files_done
         return on_event
+
+    def _changed(self, t: Target, number: int | None,
+                 exc: PybridgeError) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A sync that failed while its inputs changed (e.g. a source folder removed under the indexer: JDT
+        refuses a sourcepath entry that is gone) failed on a tree that is no longer there: it runs again at
+        once, as a sync that saw its inputs change does. None when no edit arrived since it started, and for
+        a first sync (no generation yet: its failure is reported, and the next edit starts it again)."""
+        if (number is None or t.last_event is None or t.started_at is None or t.last_event < t.started_at
+                or self._closed):
+            return None
+        log.info("catch-up of %s failed while files changed (%s); running it again", t.root, exc.message)
+        return {"outcome": "changed", "generation": number}, {
+            "error": f"The catch-up sync failed while files changed under it ({exc.message}); it runs again.",
+            "code": "stale_snapshot"}
 
     def _failed(self, t: Target, number: int | None, exc: PybridgeError) -> tuple[dict[str, Any], dict[str, Any]]:
         cause = getattr(exc, "cause", None) or type(exc).__name__

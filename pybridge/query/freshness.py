@@ -174,10 +174,11 @@ class Freshness:
                 changed = tuple(changes(snap))
             except Exception:  # noqa: BLE001 - a malformed snapshot or an unreadable tree: say stale
                 changed, failed = (), True
-            self._last = Check(generation.number, changed, now_iso(), at, failed, self, epoch=epoch)
+            # this call's own result: once the lock is released, another query may invalidate `_last`
+            result = self._last = Check(generation.number, changed, now_iso(), at, failed, self, epoch=epoch)
         if live is not None and (changed or failed):
             live.notice(self.root)
-        return self._last
+        return result
 
     def _snapshot(self, generation: GenerationInfo) -> Snapshot | None:
         """The generation's snapshot, parsed once per snapshot object (None when it cannot be read).
