@@ -727,7 +727,9 @@ def report(r: dict[str, Any], command: str, mach: dict, vers: dict) -> str:
              f"{s(r['p99_s'])} | {s(r['max_s'])} | {s(r['fresh_p50_s'])} | {s(r['fresh_p99_s'])} | "
              f"{len(r['final_differences'])} |", "",
              f"Answers: {outcomes}. `stale_snapshot` is the honest answer while a catch-up is still under way "
-             f"after the wait bound. Catch-ups: {r['catch_ups']} ({r['catch_up_outcomes']} as sampled by "
+             "after the wait bound. Latency counts that wait: an exact tool that finds the files changed waits "
+             "for the catch-up (up to `--fresh-wait`, 5 s), and up to 60 queries wait at once. "
+             f"Catch-ups: {r['catch_ups']} ({r['catch_up_outcomes']} as sampled by "
              f"`status` every 0.5 s; published ones took {s(r['catch_up_p50_s'])} at the median, at most "
              f"{s(r['catch_up_max_s'])}); worker: {r['worker']}.", END]
     return "\n".join(lines) + "\n"
