@@ -1,17 +1,38 @@
 """What every tool shares, said once: the MCP server's instructions and the CLI's `pybridge tool` help
-carry it (through `pybridge.query.CONVENTIONS`), so the tool descriptions do not repeat it.
+carry it (through `pybridge.query.CONVENTIONS`), so the tool descriptions do not repeat it, and
+the arguments several tools share (`SHARED_ARGUMENTS`) are described here, not in each tool's
+input schema (`pybridge.mcp.schemas` leaves out a description that is `argument_doc(name)`).
 
 A leaf module (no imports): `pybridge serve` answers `initialize`, whose instructions hold this text,
 before Python has imported the query layer (`pybridge.mcp.handshake`).
 """
+
+SHARED_ARGUMENTS = {
+    "repo": "a workspace's slug (as status lists it) or its root path; optional when one workspace is served "
+            "(get_callers without it: every served workspace)",
+    "symbolKey": "a key from find_symbol or symbol_at",
+    "symbol": "a name (see Names) or a SCIP symbol",
+    "path": "a source file (a path as said above)",
+    "module": "only this module (its id, or its last part)",
+    "scope": "only `main` or `test` sources (test: all but main)",
+    "cursor": "the previous page's `nextCursor`",
+}
+"""The arguments of the same name and meaning in several tools, described once (in CONVENTIONS)."""
+
+
+def argument_doc(name: str) -> str:
+    """A shared argument's description as its argument models carry it (a sentence)."""
+    text = SHARED_ARGUMENTS[name]
+    return text[0].upper() + text[1:] + "."
+
 
 CONVENTIONS = (
     "Positions: a `range` or `position` object is 0-based (LSP: line, character in UTF-16 code "
     "units, end exclusive); every flat `line` or `column` field is 1-based, as an editor shows it "
     "(the column in code points). Paths are relative to the workspace root (in arguments, absolute "
     "paths inside it work too).\n"
-    "`repo`: a workspace's slug (as status lists it) or its root path; optional when one workspace "
-    "is served.\n"
+    "Arguments several tools share: "
+    + "; ".join(f"`{name}`: {text}" for name, text in SHARED_ARGUMENTS.items()) + ".\n"
     "Names (the name tools, find_symbol): exact and case-sensitive, among types, methods, "
     "constructors, fields, enum constants and record components: `greet`, `Greeter.greet`, "
     "`com.acme.Greeter.greet`, one overload `greet(String)`, a path form "
