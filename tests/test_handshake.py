@@ -80,6 +80,7 @@ def test_the_early_answer_is_the_sdks_field_by_field(facade, asked):
     initialize(clientInfo={"name": "x"}), initialize(clientInfo=None), initialize(capabilities=[]),
     initialize(capabilities={"roots": 5}), initialize(protocolVersion=5), initialize(rid=True),
     initialize(rid=None), initialize(rid="\ud800"), initialize(clientInfo={"name": "\ud800", "version": "1"}),
+    initialize(clientInfo={"name": "x", "version": "1", "icons": [{"src": 5}]}),
     json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize"}).encode(),
     json.dumps({"jsonrpc": "2.0", "method": "initialize", "params": {}}).encode(),
 ])

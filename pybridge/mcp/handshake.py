@@ -92,8 +92,9 @@ def early_reply(line: bytes) -> dict[str, Any] | None:
     """The JSON-RPC reply to `line` when it is an `initialize` request the SDK would accept, else None
     (the SDK then answers it). Accepted: one JSON object of exactly jsonrpc "2.0", an integer or
     string id, method "initialize" and params with a string protocolVersion, an object
-    capabilities whose values are objects, and a clientInfo object with a string name and
-    version; all of it valid Unicode (no lone surrogate)."""
+    capabilities whose values are objects, and a clientInfo object of strings with a name and a
+    version (icons, which the SDK checks further, leave it to the SDK); all of it valid Unicode (no
+    lone surrogate)."""
     if len(line) > MAX_LINE:
         return None
     try:
@@ -110,8 +111,8 @@ def early_reply(line: bytes) -> dict[str, Any] | None:
     version, capabilities, client = params.get("protocolVersion"), params.get("capabilities"), params.get("clientInfo")
     if not (isinstance(version, str) and isinstance(capabilities, dict)
             and all(isinstance(v, dict) for v in capabilities.values())
-            and isinstance(client, dict) and isinstance(client.get("name"), str)
-            and isinstance(client.get("version"), str)):
+            and isinstance(client, dict) and {"name", "version"} <= set(client)
+            and all(isinstance(v, str) for v in client.values())):
         return None
     return {"jsonrpc": "2.0", "id": rid, "result": initialize_result(version)}
 
@@ -198,7 +199,11 @@ def start_if_serving(argv: Sequence[str]) -> None:
     """For `pybridge serve` over stdio: claim the wire and answer `initialize` on a thread."""
     global _early
     if _early is None and serving_stdio(argv):
-        _early = EarlyWire(*claim_wire()).start()
+        try:
+            wire = claim_wire()
+        except OSError:         # no usable stdin or stdout: the transport claims them later and says why
+            return
+        _early = EarlyWire(*wire).start()
 
 
 def take() -> EarlyWire | None:
