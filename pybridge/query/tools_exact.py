@@ -44,14 +44,13 @@ from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow, scope_matches
-from pybridge.store.structure import external_symbols
 
 from .coverage import coverage
 from .errors import QueryError
 from .models import FindReferencesArgs, FindSymbolArgs, SymbolAtArgs
 from .paging import check_generation, cursor_offset, cursor_position, new_cursor, open_key
 from .registry import Call, tool
-from .resolve import lookup
+from .resolve import lookup, lookup_external
 from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
 from .source import check_position, workspace_path
 from .view import View, fit, rng, viewing
@@ -86,7 +85,7 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
         limit_given = "limit" in a.model_fields_set
         env = v.envelope()
         if not found and a.module is None and a.scope is None:   # a library or JDK type by its name
-            library = [s for s in external_symbols(v.r, a.query) if a.kind in (None, s.kind)]
+            library = [s for s in lookup_external(v, a.query) if a.kind in (None, s.kind)]
             if library:
                 shown = [v.symbol_of(s) for s in library[:a.limit]]
                 return FindSymbolResult.model_validate(fit(
