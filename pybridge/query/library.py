@@ -158,3 +158,23 @@ def origin(meta: GenerationMeta, key: str, memo: Memo) -> Origin | None:
 
     found: Origin | None = memo(("library-origin", internal), compute)
     return found
+
+
+def unused_class(meta: GenerationMeta, dotted: str, memo: Memo) -> str | None:
+    """The origin label of a class named by its qualified name (`java.util.Deque`,
+    `java.util.Map.Entry`) that is on the generation's classpath or in the JDK, for a name that
+    resolved to nothing (no file uses it); None when neither holds it."""
+    parts = dotted.split(".")
+    if len(parts) < 2 or not all(p.isidentifier() for p in parts):
+        return None
+    entries: list[Path] = memo(("library-classpath",), lambda: classpath(meta))
+    jdk = jdk_library()
+    for cut in range(len(parts) - 1, 0, -1):      # the package is parts[:cut], the rest nested classes
+        internal = "/".join(parts[:cut]) + "/" + "$".join(parts[cut:])
+        jar = find_class(entries, internal + ".class")
+        if jar is not None:
+            return coordinates(jar) or str(jar)
+        module = jdk.module_of(top_level(internal)) if jdk is not None and cut == len(parts) - 1 else None
+        if module is not None:
+            return f"jdk:{module}"
+    return None

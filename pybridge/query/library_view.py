@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pybridge.facts import Span
@@ -10,11 +11,37 @@ from pybridge.sync.meta import GenerationMeta
 
 from .errors import QueryError
 from .library import jdk_library
-from .library_source import library_source
+from .library_source import LibrarySource, library_source
 from .source import snippet
+from .structure_source import Header, declaration_header
 from .view import View, rng
 
 JAVADOC_MAX = 4000      # characters of Javadoc in an answer; the file holds the rest
+FETCH_ENV = "PYBRIDGE_FETCH_SOURCES"
+"""`0`: never ask the build tool to download a sources jar (only those already fetched are read)."""
+
+
+def _source(v: View, info: SymbolInfo, allow_online: bool) -> LibrarySource | None:
+    origin = v.origin(info)
+    if origin is None:
+        return None
+    jdk = jdk_library()
+    allow_online = allow_online and os.environ.get(FETCH_ENV, "1") != "0"
+    return library_source(info, origin, GenerationMeta.of(v.gen), v.ws.state, allow_online=allow_online,
+                          java_home=jdk.home if jdk is not None else None)
+
+
+def library_header(v: View, info: SymbolInfo, *, allow_online: bool) -> Header | None:
+    """describe's signature, modifiers, annotations and Javadoc of a library symbol, read from its
+    sources (or its class-file view: no Javadoc there); None when neither can be read."""
+    found = _source(v, info, allow_online)
+    if found is None or found.span is None or found.name_span is None or info.kind is None:
+        return None
+    try:
+        lines = found.path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return declaration_header(lines, found.span, found.name_span, info.kind)
 
 
 def library_definitions(v: View, info: SymbolInfo, *, allow_online: bool) -> dict[str, Any]:
@@ -26,9 +53,7 @@ def library_definitions(v: View, info: SymbolInfo, *, allow_online: bool) -> dic
         raise QueryError("not_found", f"{info.dotted or info.name} is a library symbol, but no jar on the "
                          f"generation's classpath and no JDK module holds its class (an unresolved "
                          f"dependency?); run status to see the classpath limitations, then sync again.")
-    jdk = jdk_library()
-    found = library_source(info, origin, GenerationMeta.of(v.gen), v.ws.state, allow_online=allow_online,
-                           java_home=jdk.home if jdk is not None else None)
+    found = _source(v, info, allow_online)
     if found is None:
         raise QueryError("not_found", f"Neither sources nor the class file of {info.dotted or info.name} could "
                          f"be read from {origin.label}; check that the jar exists (sync again if it moved).")

@@ -44,9 +44,11 @@ from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow, scope_matches
+from pybridge.sync.meta import GenerationMeta
 
 from .coverage import coverage
 from .errors import QueryError
+from .library import unused_class
 from .models import FindReferencesArgs, FindSymbolArgs, SymbolAtArgs
 from .paging import check_generation, cursor_offset, cursor_position, new_cursor, open_key
 from .registry import Call, tool
@@ -92,15 +94,20 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
                     lambda k: {"symbols": shown[:k], "total": len(library), **env}, len(shown),
                     limit_given=limit_given)[0])
         symbols = [v.symbol(d) for d in found[start:start + a.limit]]
+        where = (unused_class(GenerationMeta.of(v.gen), a.query.strip(), ws.memo(v.gen.number))
+                 if not found and "." in a.query else None)
+        unused = (f"{a.query.strip()} is a class of {where} on the classpath, but no file of the workspace "
+                  f"uses it: it has no references to list (and no symbolKey).") if where else None
 
         def build(k: int) -> dict[str, Any]:
             out: dict[str, Any] = {"symbols": symbols[:k], "total": len(found)}
             if start + k < len(found):
                 out["nextCursor"] = new_cursor(v, "find_symbol", args, start + k)
             if not found:
-                out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the "
-                               "simple name, drop the parameter list or the filters; parameters and "
-                               "locals are found with symbol_at.")
+                out["hint"] = unused or (
+                    "No declaration matches. Names are exact and case-sensitive: try the "
+                    "simple name, drop the parameter list or the filters; parameters and "
+                    "locals are found with symbol_at.")
             return {**out, **env}
 
         return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given=limit_given)[0])

@@ -148,7 +148,7 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
 
 @tool("goToDefinition", args=GoToDefinitionArgs, result=GoToDefinitionResult, description="""
     The declaration sites of a named symbol: path, range of the name, full range, source
-    line. Library/JDK: a readable file (sources or class-file view) with Javadoc.""")
+    line.""")
 def go_to_definition(call: Call, a: GoToDefinitionArgs) -> GoToDefinitionResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
