@@ -273,8 +273,12 @@ def library_source(info: SymbolInfo, origin: Origin, meta: GenerationMeta, state
     if listing is None:
         return None
     path = _write(state, _cache_file(state, origin, internal + ".class-signatures.java"), listing)
+    system = by_name(meta.build_tool) if meta.build_tool else None
+    fetches = system is not None and isinstance(system, SourcesFetcher)
     why = ("No sources jar for this jar was found where the build tool keeps it"
-           + ("" if allow_online else " (the server is offline, and it was never fetched)")
+           + ("" if not fetches else " (none is published, or the fetch failed)" if allow_online
+              else " (fetching is off: the server is offline or PYBRIDGE_FETCH_SOURCES=0; it was never fetched)")
+           + ("" if fetches or system is None else f" ({system.wording.tool} cannot fetch one through pybridge yet)")
            if origin.jar is not None else "The JDK has no lib/src.zip (install its sources package)")
     note = (f"{why}: this is the class file's signature view (javap -protected), without bodies or "
             f"Javadoc.")
