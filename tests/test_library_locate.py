@@ -101,3 +101,20 @@ def test_a_declaration_is_placed_in_a_javap_listing_too():
     assert name.start_line == 4
     name, _, _ = locate(listing, _info("Ljava/util/ArrayList<TE;>;", "CLASS", "ArrayList", "java.util.ArrayList"))
     assert name.start_line == 1
+
+
+def test_a_jdk_without_src_zip_still_names_a_class_s_module_from_its_runtime_image(tmp_path):
+    from pybridge.query.library import jdk_library
+    from pybridge.workspace.library import JdkLibrary
+
+    real = jdk_library()
+    assert real is not None
+    bare = tmp_path / "jdk"              # the same JDK's bin and runtime image, without lib/src.zip
+    (bare / "lib").mkdir(parents=True)
+    (bare / "bin").symlink_to(real.home / "bin")
+    (bare / "lib" / "modules").symlink_to(real.home / "lib" / "modules")
+    jdk = JdkLibrary(bare)
+    assert jdk.src_zip is None
+    assert jdk.module_of("java/util/List") == "java.base"
+    assert jdk.module_of("java/sql/Connection") == "java.sql"
+    assert jdk.module_of("com/acme/Nothing") is None

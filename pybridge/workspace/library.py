@@ -8,7 +8,7 @@
 - `local_sources_jar(jar)`: its `-sources.jar` where the build tool would have put it, if it is
   there (never a download: fetching one is a build system's `SourcesFetcher`);
 - `JdkLibrary`: the JDK's `lib/src.zip`, which names every class's module
-  (`java.base/java/util/List.java`).
+  (`java.base/java/util/List.java`); without it, the runtime image's listing (`jimage list`).
 
 Each jar's listing is read once per process (keyed by path, size and mtime) and kept for the
 last `_JARS_KEPT` jars.
@@ -16,6 +16,7 @@ last `_JARS_KEPT` jars.
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import zipfile
 from collections import OrderedDict
@@ -127,8 +128,41 @@ class JdkLibrary:
         return None
 
     def module_of(self, top_level: str) -> str | None:
+        """The module of a JDK class: from src.zip, else from the runtime image's listing (`jimage
+        list`, read once per process: a JDK without its sources still names its modules)."""
         entry = self.source_entry(top_level)
-        return entry.split("/", 1)[0] if entry else None
+        if entry is not None:
+            return entry.split("/", 1)[0]
+        if self.src_zip is not None:
+            return None
+        return _image_classes(self.home).get(top_level + ".class")
+
+
+_images: dict[str, dict[str, str]] = {}
+
+
+def _image_classes(home: Path) -> dict[str, str]:
+    """class file (`java/util/List.class`) -> module, from `jimage list` of the JDK's lib/modules."""
+    with _lock:
+        if str(home) in _images:
+            return _images[str(home)]
+    out: dict[str, str] = {}
+    jimage, image = home / "bin" / "jimage", home / "lib" / "modules"
+    if jimage.is_file() and image.is_file():
+        try:
+            proc = subprocess.run([str(jimage), "list", str(image)], capture_output=True, text=True, timeout=120,
+                                  stdin=subprocess.DEVNULL)
+            module = None
+            for line in proc.stdout.splitlines():
+                if line.startswith("Module: "):
+                    module = line[len("Module: "):].strip()
+                elif module and line.startswith("    ") and line.endswith(".class"):
+                    out[line.strip()] = module
+        except (OSError, subprocess.SubprocessError):
+            pass
+    with _lock:
+        _images[str(home)] = out
+    return out
 
 
 _package_maps: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
