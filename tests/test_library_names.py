@@ -31,10 +31,45 @@ def served(tmp_path_factory, samples, worker):
         for name in ("kitchen-sink", "reactor"):
             roots[name] = base / name
             shutil.copytree(samples / name, roots[name])
-            sync(roots[name], state_dir=default_state_dir(roots[name]), worker=worker)
+        roots["overrides"] = _overrides_project(base / "overrides")
+        for root in roots.values():
+            sync(root, state_dir=default_state_dir(root), worker=worker)
     env = {"PYBRIDGE_NO_AUTO_SYNC": "1", "PYBRIDGE_FETCH_SOURCES": "0"}   # never download a sources jar
     with serve(list(roots.values()), home, env) as client:
         yield client, roots
+
+
+POM = ("<project><modelVersion>4.0.0</modelVersion><groupId>demo</groupId><artifactId>overrides</artifactId>"
+       "<version>1</version><properties><maven.compiler.release>17</maven.compiler.release></properties></project>")
+TASK = """package demo;
+
+public class Task implements Runnable {
+    @Override
+    public void run() {
+    }
+
+    @Override
+    public String toString() {
+        return "task";
+    }
+
+    static Runnable later() {
+        return new Runnable() {
+            @Override
+            public void run() {
+            }
+        };
+    }
+}
+"""
+
+
+def _overrides_project(root: Path) -> Path:
+    """A workspace whose types implement a JDK interface and override JDK methods."""
+    (root / "src/main/java/demo").mkdir(parents=True)
+    (root / "pom.xml").write_text(POM, encoding="utf-8")
+    (root / "src/main/java/demo/Task.java").write_text(TASK, encoding="utf-8")
+    return root
 
 
 SCHEMAS: dict = {}
@@ -143,3 +178,18 @@ def test_a_classpath_class_no_file_uses_is_named_in_the_hint_with_its_origin(ser
     answer = ok(client, "find_symbol", {"query": "org.apache.commons.lang3.tuple.Pair", "repo": "reactor"})
     assert answer["symbols"] == [] and "org.apache.commons:commons-lang3:3.14.0" in answer["hint"]
     assert "no file of the workspace uses it" in answer["hint"]
+
+
+def test_find_implementations_of_a_jdk_interface_and_method_found_by_name_lists_the_workspace_s(served):
+    client, _ = served
+    [runnable] = ok(client, "find_symbol", {"query": "java.lang.Runnable", "repo": "overrides"})["symbols"]
+    types = ok(client, "find_implementations", {"symbolKey": runnable["symbolKey"]})
+    assert {i["dottedPath"] for i in types["implementations"]} >= {"demo.Task"}
+    assert len(types["implementations"]) == 2            # Task and the anonymous class
+    [run] = ok(client, "find_symbol", {"query": "Runnable.run()", "repo": "overrides"})["symbols"]
+    assert run["external"] is True and run["origin"] == "jdk:java.base"
+    overriders = ok(client, "find_implementations", {"symbolKey": run["symbolKey"]})
+    assert len(overriders["implementations"]) == 2
+    [to_string] = ok(client, "find_symbol", {"query": "java.lang.Object.toString()", "repo": "overrides"})["symbols"]
+    assert [i["dottedPath"] for i in ok(client, "find_implementations", {"symbolKey": to_string["symbolKey"]})[
+        "implementations"]] == ["demo.Task.toString"]
