@@ -248,6 +248,7 @@ class _Inputs:
     build_changed: set[str]                           # module ids whose build files changed
     generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
     roots: dict[Job, list[Path]] = field(default_factory=dict)   # job -> its source roots
+    agents: tuple[str, ...] = ()                      # the Java agent jars the classpaths call for
 
 
 @dataclass
@@ -323,7 +324,7 @@ def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshot
                 build_changed.add(module.id)
     return _Inputs(system, workspace, snap, jobs, files, envs,
                    visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
-                   generated_roots(workspace), roots)
+                   generated_roots(workspace), roots, agents.needed(classpaths))
 
 
 def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
@@ -369,7 +370,7 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     old = GenerationMeta.of(previous)
     # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
     meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
-                   modules=_module_metas(run.root, inputs.workspace))
+                   modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
     tables = ("files", "build_files", "classpath", "source_roots", "places")
     if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old:
         store.refresh_generation(previous.number, now, meta.to_json())
@@ -539,7 +540,7 @@ def _module_metas(root: Path, workspace: Workspace) -> tuple[ModuleMeta, ...]:
 def _begun(run: _Run, inputs: _Inputs) -> GenerationMeta:
     """The generation's metadata as staging starts: what it is built from (`_meta` completes it)."""
     return GenerationMeta(commit=git_head(run.root), root=str(run.root), build_tool=inputs.system.name,
-                          modules=_module_metas(run.root, inputs.workspace))
+                          modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
 
 
 def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> GenerationMeta:
