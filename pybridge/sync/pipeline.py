@@ -168,7 +168,8 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     names, by default the one that owns `root`: `pybridge.workspace.select`)
     and fingerprint the sources (`snapshot`); resolve classpaths with the
     build tool while the worker JVM starts (`maven_timeout` bounds each of its
-    runs); plan (which
+    runs; a build tool that runs to read the workspace, Gradle, runs while the
+    JVM of a first or forced sync starts: `_early_start`); plan (which
     files the edits since the current generation can affect, `planner`);
     index those files in rounds and stage their facts; check that no input
     changed meanwhile; publish. When no input changed, nothing is published
@@ -184,21 +185,24 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     lock = SyncLock(run.state)
     lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
+    starter: _Starter | None = None
     try:
         system = select(run.root, build_tool)
-        run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
-        t_load = time.perf_counter()
-        workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
-                                progress=lambda message: run.say({"phase": "maven", "message": message}))
-        run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
-        if worker is None:
-            worker = Worker(heap) if heap else Worker()
-        snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
-        run.timings["fingerprint"] = time.perf_counter() - run.t0
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
-            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout)
+            if worker is None:
+                worker = Worker(heap) if heap else Worker()
+                starter = _early_start(worker, system, previous, force)
+            run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
+            t_load = time.perf_counter()
+            workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
+                                    progress=lambda message: run.say({"phase": "build", "message": message}))
+            run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
+            snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
+            run.timings["fingerprint"] = time.perf_counter() - run.t0
+            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout,
+                                  starter)
             inputs = _inputs(run, system, workspace, snap, classpaths, previous)
             reader = store.reader() if previous is not None else None
             try:
@@ -218,9 +222,29 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     reader.close()
             return _result(run, store, number, inputs, staged, todo)
     finally:
+        if starter is not None:
+            starter.resolved.set()
+            starter.join()      # never close the worker while its start is under way
         if own_worker and worker is not None:
             worker.close()
         lock.release()
+
+
+def _early_start(worker: Worker, system: BuildSystem, previous: GenerationInfo | None,
+                 force: bool) -> _Starter | None:
+    """A sync that will index every file (a first one, or forced) starts its own worker before a build
+    system whose `load` runs the build tool (Gradle) reads the workspace, so that the JVM's start and
+    JDT's warm-up overlap that run. Its Java agents are the ones the last generation needed (none for a
+    first sync); when the build system's hint names others, `_resolve` replaces the JVM. Any other sync
+    starts it only once it knows that an input changed (`_resolve`): a sync that publishes nothing starts
+    no JVM; and Maven's `load` reads POMs in a moment, after which the JVM starts with its agent hint."""
+    if not system.load_runs_build or (previous is not None and not force):
+        return None
+    if previous is not None:
+        worker.use_agents(GenerationMeta.of(previous).agents)
+    starter = _Starter(worker, warm=True)
+    starter.start()
+    return starter
 
 
 @dataclass
@@ -263,19 +287,30 @@ class _Staged:
 
 def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
              previous: GenerationInfo | None, worker: Worker, allow_online: bool,
-             maven_timeout: float) -> dict[Job, ClasspathResult]:
+             maven_timeout: float, starter: _Starter | None) -> dict[Job, ClasspathResult]:
     """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
-    files changed."""
+    files changed (`starter`: one that `_early_start` started already)."""
     t = time.perf_counter()
-    starter = None
-    if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
+    if starter is not None:         # started before `load`, which is over: the build tool has run
+        starter.resolved.set()
+        starter.join()
+        run.timings.update({f"early_{k}": v for k, v in starter.timings.items()})
+        if starter.error is not None:
+            raise starter.error
+        run.timings["early_wait"] = time.perf_counter() - t
+        # The hint of a build tool that ran is what the classpaths call for: a JVM started with other
+        # agents (none, on a first sync of a Lombok workspace) is replaced now, while nothing waits on it.
+        starter = None
+        worker.use_agents(system.agent_hint(workspace))
+    if starter is None and worker.pid is None and (
+            previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
         agents.prepare(worker, system, workspace)    # Lombok's agent, when the build files name it
         starter = _Starter(worker, warm=previous is None)
         starter.start()
 
     def maven_progress(message: str) -> None:
         faults.hit("sync.maven")
-        run.say({"phase": "maven", "message": message})
+        run.say({"phase": "build", "message": message})
 
     try:
         classpaths = system.resolve(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,

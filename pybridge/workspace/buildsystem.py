@@ -22,6 +22,8 @@ it answers, in the typed records of `model.py`,
   generated ones) is part of the model: `Scope.places`, `Module.root_places`;
 - `agent_hint(workspace)`: the Java agents (Lombok's) the indexer JVM will
   likely need, guessed before `resolve` runs, so the JVM can start meanwhile;
+- `load_runs_build`: whether `load` runs the build tool (Gradle) rather than
+  reading files (Maven): a first sync then starts the JVM before `load`;
 - `wording`: how its users are told to act, for the messages of neutral
   code (limitations).
 
@@ -68,6 +70,11 @@ class BuildSystem(Protocol):
 
     @property
     def wording(self) -> Wording:
+        ...
+
+    @property
+    def load_runs_build(self) -> bool:
+        """Whether `load` may run the build tool (seconds), rather than read build files."""
         ...
 
     def owns(self, root: Path) -> bool:

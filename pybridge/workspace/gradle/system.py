@@ -85,6 +85,10 @@ class GradleBuildSystem:
     def wording(self) -> Wording:
         return WORDING
 
+    @property
+    def load_runs_build(self) -> bool:
+        return True
+
     def owns(self, root: Path) -> bool:
         return owns(root)
 

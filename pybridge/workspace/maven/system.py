@@ -52,6 +52,10 @@ class MavenBuildSystem:
     def wording(self) -> Wording:
         return WORDING
 
+    @property
+    def load_runs_build(self) -> bool:
+        return False
+
     def owns(self, root: Path) -> bool:
         return is_file(root / POM)
 
