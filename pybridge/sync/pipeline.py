@@ -193,7 +193,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             previous = store.current_generation()
             if worker is None:
                 worker = Worker(heap) if heap else Worker()
-            starter = _early_start(worker, system, previous, force)
+            starter = _early_start(worker, system, run.root, previous, force)
             run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
             t_load = time.perf_counter()
             workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
@@ -230,19 +230,22 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
         lock.release()
 
 
-def _early_start(worker: Worker, system: BuildSystem, previous: GenerationInfo | None,
+def _early_start(worker: Worker, system: BuildSystem, root: Path, previous: GenerationInfo | None,
                  force: bool) -> _Starter | None:
     """A sync that will index every file (a first one, or forced) starts a worker not running yet (its
     own, or one handed to it) before a build system whose `load` runs the build tool (Gradle) reads the
     workspace, so that the JVM's start and JDT's warm-up overlap that run. Its Java agents are the ones
-    the last generation needed (none for a first sync); when the build system's hint names others,
+    the last generation needed, or on a first sync the build system's guess from the build files
+    (`agent_hint_before_load`: Lombok's jar); when its hint after `load` names others,
     `_resolve` replaces the JVM. Any other sync starts it only once it knows that an input changed
     (`_resolve`): a sync that publishes nothing starts no JVM; and Maven's `load` reads POMs in a
     moment, after which the JVM starts with its agent hint."""
-    if worker.pid is not None or not system.load_runs_build or (previous is not None and not force):
+    if worker.pid is not None or (previous is not None and not force):
         return None
-    if previous is not None:
-        worker.use_agents(GenerationMeta.of(previous).agents)
+    guess = system.agent_hint_before_load(root)
+    if guess is None:
+        return None
+    worker.use_agents(GenerationMeta.of(previous).agents if previous is not None else guess)
     starter = _Starter(worker, warm=True)
     starter.start()
     return starter

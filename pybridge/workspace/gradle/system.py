@@ -15,7 +15,9 @@
 - is_input: a `*.gradle(.kts)` script, a `gradle.properties`, a version
   catalog, the wrapper's properties, a lock file, or anything in `buildSrc/`,
   outside output folders (`build/`, `.gradle/`);
-- agent_hint: the Lombok jar of the kept model's processor paths.
+- agent_hint: the Lombok jar of the kept model's processor paths;
+  agent_hint_before_load: a Lombok version the build scripts or catalogs
+  name, when Gradle's cache holds its jar (`lombok_guess`).
 
 The model's workspace-level limitations (`gradle_unavailable`,
 `android_unsupported`, a failed run, ...) are the Workspace's `limitations`.
@@ -25,18 +27,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..buildsystem import Key, Progress, Wording
+from ..lombok import newest
 from ..model import ClasspathResult, Workspace
 from ..userdirs import cache_home
 from .fingerprint import SKIP_DIRS, digest, inputs, model_files, owns
 from .mapping import GradleModel
 from .resolve import resolve_gradle
-from .runner import WRAPPER_PROPERTIES
+from .runner import WRAPPER_PROPERTIES, gradle_user_home
 
 NAME = "gradle"
 WORDING = Wording(
@@ -45,6 +49,7 @@ WORDING = Wording(
     generated_folder="build/generated (javac's -s folder)",
     refetch_jar="run `gradle --refresh-dependencies compileJava` to have Gradle fetch it again",
     root_files="settings.gradle(.kts) or build.gradle(.kts)")
+_LOMBOK_VERSION = re.compile(r"^lombok-(\d+(?:\.\d+)+)\.jar$")
 INPUT_NAMES = frozenset({"gradle.properties", "gradle.lockfile", "verification-metadata.xml"})
 
 
@@ -84,10 +89,6 @@ class GradleBuildSystem:
     @property
     def wording(self) -> Wording:
         return WORDING
-
-    @property
-    def load_runs_build(self) -> bool:
-        return True
 
     def owns(self, root: Path) -> bool:
         return owns(root)
@@ -152,6 +153,28 @@ class GradleBuildSystem:
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         model = self.model(workspace)
         return list(model.agents) if model is not None else []
+
+    def agent_hint_before_load(self, root: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+        env = os.environ if env is None else env
+        return lombok_guess(inputs(Path(root).resolve(), env), gradle_user_home(env))
+
+
+def lombok_guess(build_files: Iterable[Path], user_home: Path) -> list[Path]:
+    """The newest Lombok jar in Gradle's cache under `user_home` whose version the build files name (with
+    `org.projectlombok` in the same file), or none: a guess made before Gradle runs."""
+    cached = {jar: _LOMBOK_VERSION.search(jar.name) for jar in
+              (user_home / "caches" / "modules-2" / "files-2.1" / "org.projectlombok" / "lombok").glob("*/*/*.jar")}
+    texts = []
+    for path in build_files:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        except OSError:
+            continue
+        if "org.projectlombok" in text:
+            texts.append(text)
+    named = [jar for jar, m in cached.items()
+             if m and any(re.search(rf"(?<![\w.]){re.escape(m.group(1))}(?![\w.])", t) for t in texts)]
+    return newest(named)
 
 
 def _gone(model: GradleModel) -> bool:

@@ -52,10 +52,6 @@ class MavenBuildSystem:
     def wording(self) -> Wording:
         return WORDING
 
-    @property
-    def load_runs_build(self) -> bool:
-        return False
-
     def owns(self, root: Path) -> bool:
         return is_file(root / POM)
 
@@ -79,6 +75,9 @@ class MavenBuildSystem:
 
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         return agent_hint(workspace)
+
+    def agent_hint_before_load(self, root: Path, env: Mapping[str, str] | None = None) -> list[Path] | None:
+        return None         # reading the POMs takes a moment: `agent_hint` follows at once
 
 
 MAVEN = MavenBuildSystem()
