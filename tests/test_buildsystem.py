@@ -80,6 +80,13 @@ def test_only_a_build_system_whose_load_runs_the_build_guesses_agents_before_it_
     env = {"GRADLE_USER_HOME": str(home)}
     build.write_text("dependencies { implementation 'com.acme:tool:1.18.42' }\n")
     assert GRADLE.agent_hint_before_load(ws, env) == []         # a version, but not Lombok's
+    build.write_text("dependencies {\n    lombokAgent('org.projectlombok:lombok:1.18.30')\n}\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == []         # Lombok, but on no compile configuration
+    other = ws / "samples" / "other"                            # another build below the root
+    other.mkdir(parents=True)
+    (other / "settings.gradle").write_text("")
+    (other / "build.gradle").write_text("dependencies { compileOnly 'org.projectlombok:lombok:1.18.30' }\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == []
     build.write_text("dependencies { compileOnly 'org.projectlombok:lombok:1.18.30' }\n")
     assert GRADLE.agent_hint_before_load(ws, env) == [jars["1.18.30"]]
     (ws / "gradle").mkdir()
