@@ -295,15 +295,15 @@ def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapsho
     """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
     files changed (`starter`: one that `_early_start` started already)."""
     t = time.perf_counter()
-    if starter is not None:         # started before `load`, which is over: the build tool has run
+    if starter is not None:         # started before `load`, which is over
         starter.resolved.set()
         starter.join()
         run.timings.update({f"early_{k}": v for k, v in starter.timings.items()})
         if starter.error is not None:
             raise starter.error
         run.timings["early_wait"] = time.perf_counter() - t
-        # The hint of a build tool that ran is what the classpaths call for: a JVM started with other
-        # agents (none, on a first sync of a Lombok workspace) is replaced now, while nothing waits on it.
+        # After `load`, the hint of a build system that runs its tool to load is what the classpaths call
+        # for: a JVM started on a wrong guess is replaced now, while nothing waits on it.
         starter = None
         worker.use_agents(system.agent_hint(workspace))
     if starter is None and worker.pid is None and (
