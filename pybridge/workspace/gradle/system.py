@@ -17,7 +17,8 @@
   outside output folders (`build/`, `.gradle/`);
 - agent_hint: the Lombok jar of the kept model's processor paths;
   agent_hint_before_load: a Lombok version the build scripts or catalogs
-  name, when Gradle's cache holds its jar (`lombok_guess`).
+  name, when a script of this build puts Lombok on a compile or processor
+  configuration and Gradle's cache holds its jar (`lombok_guess`).
 
 The model's workspace-level limitations (`gradle_unavailable`,
 `android_unsupported`, a failed run, ...) are the Workspace's `limitations`.
