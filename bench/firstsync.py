@@ -76,6 +76,7 @@ def before_sync(tree: Path, root: Path, state: Path) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     cache.mkdir(parents=True)
     env["PYBRIDGE_CACHE_DIR"] = str(cache)
+    env["PYTHONPATH"] = str(tree)      # that checkout's pybridge, in the sync and in its worker child
     if "PYBRIDGE_MAVEN_CDS_DIR" in os.environ:
         env["PYBRIDGE_MAVEN_CDS_DIR"] = os.environ["PYBRIDGE_MAVEN_CDS_DIR"]
     out = subprocess.run([str(tree / ".venv" / "bin" / "python"), "-c", BEFORE_SCRIPT, str(root), str(state)],

@@ -10,6 +10,7 @@ import pytest
 
 from pybridge.errors import WorkspaceError
 from pybridge.workspace import AUTO, load_workspace, select
+from pybridge.workspace.gradle import GRADLE
 from pybridge.workspace.maven import MAVEN
 from pybridge.workspace.maven.cachekey import cache_key
 from pybridge.workspace.registry import BUILD_SYSTEMS, names, owners
@@ -60,3 +61,37 @@ def test_a_module_says_where_its_roots_appear_before_they_exist(reactor):
     assert core.scopes["test"].source_roots == ()
     assert core.root_places == (base / "src/main/java", base / "target/generated-sources",
                                    base / "src/test/java", base / "target/generated-test-sources")
+
+
+def test_only_a_build_system_whose_load_runs_the_build_guesses_agents_before_it_from_the_build_text(
+        reactor, tmp_path):
+    assert MAVEN.agent_hint_before_load(reactor) is None        # reading POMs is quick: no early JVM
+    home = tmp_path / "gradle-home"
+    cached = home / "caches/modules-2/files-2.1/org.projectlombok/lombok"
+    jars = {}
+    for v in ("1.18.30", "1.18.42"):
+        jars[v] = cached / v / "0123abcd" / f"lombok-{v}.jar"
+        jars[v].parent.mkdir(parents=True)
+        jars[v].write_bytes(b"")
+    ws = tmp_path / "ws"
+    (ws / "app").mkdir(parents=True)
+    (ws / "settings.gradle").write_text("include 'app'\n")
+    build = ws / "app" / "build.gradle"
+    env = {"GRADLE_USER_HOME": str(home)}
+    build.write_text("dependencies { implementation 'com.acme:tool:1.18.42' }\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == []         # a version, but not Lombok's
+    build.write_text("dependencies {\n    lombokAgent('org.projectlombok:lombok:1.18.30')\n}\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == []         # Lombok, but on no compile configuration
+    other = ws / "samples" / "other"                            # another build below the root
+    other.mkdir(parents=True)
+    (other / "settings.gradle").write_text("")
+    (other / "build.gradle").write_text("dependencies { compileOnly 'org.projectlombok:lombok:1.18.30' }\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == []
+    build.write_text("dependencies { compileOnly 'org.projectlombok:lombok:1.18.30' }\n")
+    assert GRADLE.agent_hint_before_load(ws, env) == [jars["1.18.30"]]
+    (ws / "gradle").mkdir()
+    (ws / "gradle" / "libs.versions.toml").write_text(
+        '[versions]\nlombok = "1.18.42"\n[libraries]\nlombok = { module = "org.projectlombok:lombok", '
+        'version.ref = "lombok" }\n')
+    assert GRADLE.agent_hint_before_load(ws, env) == [jars["1.18.42"]]      # the newest named
+    assert GRADLE.agent_hint_before_load(ws, {"GRADLE_USER_HOME": str(tmp_path / "empty")}) == []

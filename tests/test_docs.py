@@ -90,9 +90,10 @@ def _code_variables() -> set[str]:
 
 
 def _source(*folders: str) -> str:
+    """The tracked text of these folders (not bench/work/, where the benchmarks unpack real projects)."""
     return "\n".join(_text(p) for f in folders for p in sorted((ROOT / f).rglob("*"))
                      if p.is_file() and p.suffix in ("", ".py", ".sh") and "__pycache__" not in p.parts
-                     and not p.name.startswith("."))
+                     and not p.name.startswith(".") and (ROOT / "bench" / "work") not in p.parents)
 
 
 def _pages() -> dict[str, str]:

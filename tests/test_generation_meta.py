@@ -53,7 +53,7 @@ def test_a_record_an_older_version_stored_reads_with_its_modules_scopes_and_limi
                                                   ("classpath_unresolved",))
     assert meta.limitations[1] == MetaLimitation("file_too_large", "too large", "g:a", "main", "src/Big.java", 9)
     assert meta.environments == {"g:a main": "e1", "g:a test": "e2"} and meta.reindexed_files == 4
-    assert meta.counts == Counts(4, 10, 45, 2, 1, 3)
+    assert meta.counts == Counts(4, 10, 45, 2, 1, 3) and meta.agents == ()
     # what it writes back keeps every stored entry as it was
     again = meta.to_json()
     assert again["modules"] == OLDER["modules"] and again["limitations"] == OLDER["limitations"]
@@ -82,7 +82,7 @@ def test_a_record_survives_its_json_with_paths_said_once():
                 ScopeMeta("g:a", "test", 17, "UTF-8", 1, 1, 0, 0, (), ("/r/y.jar", "/r/x.jar"), ("/r/p.jar",),
                           ("a/src/test/java", "a/src/main/java"))),
         limitations=(MetaLimitation("reflection_not_tracked", "r"),), environments={"g:a main": "e"},
-        reindexed_files=2)
+        reindexed_files=2, agents=("/r/lombok-1.18.42.jar",))
     stored = json.loads(json.dumps(meta.to_json()))
     assert stored["build"]["paths"] == ["/r/x.jar", "/r/y.jar", "/r/p.jar"]
     assert GenerationMeta.from_json(stored) == meta

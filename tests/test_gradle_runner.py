@@ -26,8 +26,8 @@ from pybridge.workspace.gradle.runner import (
     installed_jdks,
     java_major,
     max_java,
-    session_processes,
 )
+from pybridge.workspace.proc import session_processes
 
 from .test_gradle_model import jar, project, source_set
 

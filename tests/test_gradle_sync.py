@@ -3,7 +3,8 @@
 - Same facts from both build systems: samples/dual-build describes the same modules and dependencies in
   a Maven reactor and in a Gradle build; synced with `build_tool="maven"` and with `"gradle"`, every
   fact of every file is the same (the digest of each file's facts, `incremental_edits.differences`). In
-  `auto` Maven wins, and the generation names the Gradle files as ignored.
+  `auto` Maven wins, and the generation names the Gradle files as ignored. The Gradle sync, with a
+  worker of its own, starts its JVM before Gradle runs; the build step's progress phase is `build`.
 - Over MCP (`pybridge serve`, watching): on a copy of samples/gradle-reactor, `scope: "test"` finds the
   integrationTest source set's classes too; a `.java` edit is caught up (fresh, a newer generation) with
   no sync call; a build-file edit (a new source set) makes the live index read the build again.
@@ -46,8 +47,16 @@ def test_the_same_workspace_through_maven_and_through_gradle_gives_the_same_fact
     ws = tmp_path / "dual-build"
     shutil.copytree(samples / "dual-build", ws)
     states = {tool: tmp_path / f"state-{tool}" for tool in ("maven", "gradle")}
+    phases: dict[str, set[str]] = {tool: set() for tool in states}
+    timings = {}
     for tool, state in states.items():
-        sync(ws, state_dir=state, worker=worker, build_tool=tool)
+        # Gradle's sync starts a worker of its own: its JVM starts before `load` runs Gradle
+        result = sync(ws, state_dir=state, worker=worker if tool == "maven" else None, build_tool=tool,
+                      progress=lambda event, tool=tool: phases[tool].add(event["phase"]))
+        timings[tool] = result.timings
+    assert "early_jvm_start" in timings["gradle"] and "early_jvm_start" not in timings["maven"]
+    assert {"workspace", "build", "index"} <= phases["gradle"] and "build" in phases["maven"]
+    assert "maven" not in phases["gradle"] | phases["maven"]        # the build step's phase is neutral
     maven, gradle = _meta(states["maven"]), _meta(states["gradle"])
     assert (maven.build_tool, gradle.build_tool) == ("maven", "gradle")
     assert sorted(m.id for m in maven.modules) == sorted(m.id for m in gradle.modules) == [

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from pybridge.golden import build_names, render_file
-from pybridge.sync import sync
+from pybridge.live import LiveConfig, LiveIndex
+from pybridge.store import Store
+from pybridge.sync import store_path, sync
+from pybridge.sync.meta import GenerationMeta
 from pybridge.worker import IndexRequest, Worker
 from pybridge.workspace import load_workspace, resolve_classpaths
 from pybridge.workspace.lombok import agents_for, lombok_jar
@@ -22,6 +25,7 @@ from .test_query_support import SAMPLES, facade_for, key_of, ok, start
 GOLDEN = Path(__file__).parent / "golden" / "lombok"
 SHOP = "src/main/java/com/acme/lombok/Shop.java"
 ACCOUNT = "src/main/java/com/acme/lombok/Account.java"
+WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +174,32 @@ def test_a_running_worker_is_kept_for_the_same_agents_and_replaced_for_another_s
         assert w.use_agents([]) is True and w.pid is None              # another set: stopped, restarts on use
         w.start()
         assert w.pid not in (None, pid) and w.info["agents"] == []
+
+
+def test_a_server_starts_its_worker_with_the_published_agents_and_the_first_edit_restarts_nothing(
+        tmp_path, lombok_worker):
+    """The warm worker of `serve` used to start without Java agents; the first catch-up of a Lombok
+    workspace then replaced the JVM to load Lombok's agent (restart cause `agents`), and the first edit
+    waited for a cold JVM. It starts with the agents the published generation recorded."""
+    root = tmp_path / "lombok"
+    shutil.copytree(SAMPLES / "lombok", root)
+    state = tmp_path / "state"
+    sync(root, state_dir=state, worker=lombok_worker)
+    with Store.open(store_path(state)) as store:
+        info = store.current_generation()
+        assert info is not None
+        recorded = GenerationMeta.of(info).agents
+    assert [Path(a).name for a in recorded] == ["lombok-1.18.42.jar"]
+    config = LiveConfig(heap="1g", fresh_wait_s=WAIT, prewarm=True, auto_sync=False)
+    with LiveIndex([("lombok", root, state)], config) as live:
+        worker = live.worker
+        assert worker.loaded_agents == lombok_worker.loaded_agents
+        with worker.changed:
+            assert worker.changed.wait_for(lambda: worker.describe()["warm"] or worker.last_crash, WAIT)
+        assert worker.info["agents"] == list(lombok_worker.loaded_agents) and worker.last_crash is None
+        shop = root / SHOP
+        shop.write_text(shop.read_text(encoding="utf-8").replace(
+            "return order.total(2);", "return order.total(3);"), encoding="utf-8")
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2, outcome
+        assert worker.restart_causes["agents"] == 0 and worker.restarts == 0, worker.restart_causes

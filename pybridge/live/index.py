@@ -193,6 +193,9 @@ class LiveIndex:
                 if self._current(t) is None:
                     t.first = _FirstRun()
         first = [t for t in self.targets.values() if t.first is not None]
+        # The JVM starts with the Java agents (Lombok's) the published generations needed: a catch-up
+        # with other agents would restart it, and the first edit would wait for a cold JVM.
+        self.worker.use_agents(self._published_agents())
         self.worker.keep(prewarm=(self.config.watch or bool(first)) and self.config.prewarm)
         if not self.config.watch and not first:
             return self
@@ -510,6 +513,22 @@ class LiveIndex:
         return {"outcome": "failed", "generation": number}, {
             "error": f"The catch-up sync of {t.slug} failed: {exc.message} Generation {number} is still "
                      f"served.", "code": "sync_failed", "cause": cause}
+
+    def _published_agents(self) -> tuple[str, ...]:
+        """The Java agents of the first served workspace whose published generation needed any (one JVM
+        serves them all; workspaces that need other agents restart it when they sync)."""
+        for t in self.targets.values():
+            path = store_path(t.state)
+            if not path.exists():
+                continue
+            store = Store.open(path)
+            try:
+                info = store.current_generation()
+            finally:
+                store.close()
+            if info is not None and (agents := GenerationMeta.of(info).agents):
+                return agents
+        return ()
 
     def _current(self, t: Target) -> tuple[int, dict[str, Any]] | None:
         path = store_path(t.state)

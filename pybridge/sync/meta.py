@@ -11,6 +11,7 @@ only:
      "module_ids": [id, ...],
      "limitations": [{"kind", "module", "scope", "path"?, "size"?, "message"}, ...],
      "environments": {"<module> <scope>": fingerprint},
+     "agents": [jar, ...],          # the Java agents the indexer JVM needed (Lombok's), absolute
      "build": {"tool", "modules": [{"id", "version", "kind", "root", "buildFiles", "hasSources",
                                     "release", "encoding"}],
                "paths": [classpath entry, ...],
@@ -19,7 +20,7 @@ only:
      "counts": {"files", "declarations", "references", "relations", "problems",
                 "binding_complete_files"}}       # the store's, computed at publish
 
-Older pybridge versions wrote everything but `build`; `from_json` reads their
+Older pybridge versions wrote everything but `build` and `agents`; `from_json` reads their
 dicts too (a module's version is then unknown, its release and encoding come
 from its indexed scopes), and anything malformed reads as absent, never as an
 error. A sync that publishes nothing brings an older generation's record up
@@ -175,6 +176,9 @@ class GenerationMeta:
     environments: Mapping[str, str] | None = None
     reindexed_files: int = 0
     counts: Counts = Counts()
+    # The Java agent jars (Lombok's) its classpaths called for: a server's warm worker starts with them,
+    # so that its first catch-up does not restart the JVM to load them. Empty: none, or not recorded.
+    agents: tuple[str, ...] = ()
 
     def module(self, module_id: str) -> ModuleMeta | None:
         return next((m for m in self.modules if m.id == module_id), None)
@@ -205,6 +209,7 @@ class GenerationMeta:
             "limitations": [lim.to_json() for lim in self.limitations],
             "module_ids": [m.id for m in self.modules],
             "reindexed_files": self.reindexed_files,
+            "agents": list(self.agents),
             "build": {"tool": self.build_tool, "modules": [m.to_json() for m in self.modules],
                       "paths": list(table), "scopes": paths},
         }
@@ -229,7 +234,8 @@ class GenerationMeta:
             limitations=tuple(x for e in _list(data.get("limitations")) if (x := MetaLimitation.from_json(e))),
             environments=None if not isinstance(envs := data.get("environments"), Mapping) else
             {k: v for k, v in envs.items() if isinstance(k, str) and isinstance(v, str)},
-            reindexed_files=_int(data.get("reindexed_files")) or 0, counts=Counts.from_json(data.get("counts")))
+            reindexed_files=_int(data.get("reindexed_files")) or 0, counts=Counts.from_json(data.get("counts")),
+            agents=_strs(data.get("agents")))
 
     @classmethod
     def of(cls, info: GenerationInfo) -> GenerationMeta:

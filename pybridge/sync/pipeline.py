@@ -168,7 +168,8 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     names, by default the one that owns `root`: `pybridge.workspace.select`)
     and fingerprint the sources (`snapshot`); resolve classpaths with the
     build tool while the worker JVM starts (`maven_timeout` bounds each of its
-    runs); plan (which
+    runs; a build tool that runs to read the workspace, Gradle, runs while the
+    JVM of a first or forced sync starts: `_early_start`); plan (which
     files the edits since the current generation can affect, `planner`);
     index those files in rounds and stage their facts; check that no input
     changed meanwhile; publish. When no input changed, nothing is published
@@ -184,21 +185,24 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     lock = SyncLock(run.state)
     lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
+    starter: _Starter | None = None
     try:
         system = select(run.root, build_tool)
-        run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
-        t_load = time.perf_counter()
-        workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
-                                progress=lambda message: run.say({"phase": "maven", "message": message}))
-        run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
-        if worker is None:
-            worker = Worker(heap) if heap else Worker()
-        snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
-        run.timings["fingerprint"] = time.perf_counter() - run.t0
         with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
-            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout)
+            if worker is None:
+                worker = Worker(heap) if heap else Worker()
+            starter = _early_start(worker, system, run.root, previous, force)
+            run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
+            t_load = time.perf_counter()
+            workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
+                                    progress=lambda message: run.say({"phase": "build", "message": message}))
+            run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
+            snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
+            run.timings["fingerprint"] = time.perf_counter() - run.t0
+            classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout,
+                                  starter)
             inputs = _inputs(run, system, workspace, snap, classpaths, previous)
             reader = store.reader() if previous is not None else None
             try:
@@ -218,9 +222,33 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     reader.close()
             return _result(run, store, number, inputs, staged, todo)
     finally:
+        if starter is not None:
+            starter.resolved.set()
+            starter.join()      # never close the worker while its start is under way
         if own_worker and worker is not None:
             worker.close()
         lock.release()
+
+
+def _early_start(worker: Worker, system: BuildSystem, root: Path, previous: GenerationInfo | None,
+                 force: bool) -> _Starter | None:
+    """A sync that will index every file (a first one, or forced) starts a worker not running yet (its
+    own, or one handed to it) before a build system whose `load` runs the build tool (Gradle) reads the
+    workspace, so that the JVM's start and JDT's warm-up overlap that run. Its Java agents are the ones
+    the last generation needed, or on a first sync the build system's guess from the build files
+    (`agent_hint_before_load`: Lombok's jar); when its hint after `load` names others,
+    `_resolve` replaces the JVM. Any other sync starts it only once it knows that an input changed
+    (`_resolve`): a sync that publishes nothing starts no JVM; and Maven's `load` reads POMs in a
+    moment, after which the JVM starts with its agent hint."""
+    if worker.pid is not None or (previous is not None and not force):
+        return None
+    guess = system.agent_hint_before_load(root)
+    if guess is None:
+        return None
+    worker.use_agents(GenerationMeta.of(previous).agents if previous is not None else guess)
+    starter = _Starter(worker, warm=True)
+    starter.start()
+    return starter
 
 
 @dataclass
@@ -248,6 +276,7 @@ class _Inputs:
     build_changed: set[str]                           # module ids whose build files changed
     generated: tuple[Path, ...] = ()                  # generated source folders (their facts are marked)
     roots: dict[Job, list[Path]] = field(default_factory=dict)   # job -> its source roots
+    agents: tuple[str, ...] = ()                      # the Java agent jars the classpaths call for
 
 
 @dataclass
@@ -262,19 +291,30 @@ class _Staged:
 
 def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
              previous: GenerationInfo | None, worker: Worker, allow_online: bool,
-             maven_timeout: float) -> dict[Job, ClasspathResult]:
+             maven_timeout: float, starter: _Starter | None) -> dict[Job, ClasspathResult]:
     """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
-    files changed."""
+    files changed (`starter`: one that `_early_start` started already)."""
     t = time.perf_counter()
-    starter = None
-    if worker.pid is None and (previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
+    if starter is not None:         # started before `load`, which is over
+        starter.resolved.set()
+        starter.join()
+        run.timings.update({f"early_{k}": v for k, v in starter.timings.items()})
+        if starter.error is not None:
+            raise starter.error
+        run.timings["early_wait"] = time.perf_counter() - t
+        # After `load`, the hint of a build system that runs its tool to load is what the classpaths call
+        # for: a JVM started on a wrong guess is replaced now, while nothing waits on it.
+        starter = None
+        worker.use_agents(system.agent_hint(workspace))
+    if starter is None and worker.pid is None and (
+            previous is None or previous.snapshot.get("inputs") != snap.inputs_fingerprint()):
         agents.prepare(worker, system, workspace)    # Lombok's agent, when the build files name it
         starter = _Starter(worker, warm=previous is None)
         starter.start()
 
     def maven_progress(message: str) -> None:
         faults.hit("sync.maven")
-        run.say({"phase": "maven", "message": message})
+        run.say({"phase": "build", "message": message})
 
     try:
         classpaths = system.resolve(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
@@ -323,7 +363,7 @@ def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshot
                 build_changed.add(module.id)
     return _Inputs(system, workspace, snap, jobs, files, envs,
                    visibility({job: cp for job, (_m, cp) in jobs.items()}, roots), build_changed,
-                   generated_roots(workspace), roots)
+                   generated_roots(workspace), roots, agents.needed(classpaths))
 
 
 def _settle_agents(worker: Worker, inputs: _Inputs, classpaths: dict[Job, ClasspathResult]) -> None:
@@ -369,7 +409,7 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     old = GenerationMeta.of(previous)
     # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
     meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
-                   modules=_module_metas(run.root, inputs.workspace))
+                   modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
     tables = ("files", "build_files", "classpath", "source_roots", "places")
     if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old:
         store.refresh_generation(previous.number, now, meta.to_json())
@@ -539,7 +579,7 @@ def _module_metas(root: Path, workspace: Workspace) -> tuple[ModuleMeta, ...]:
 def _begun(run: _Run, inputs: _Inputs) -> GenerationMeta:
     """The generation's metadata as staging starts: what it is built from (`_meta` completes it)."""
     return GenerationMeta(commit=git_head(run.root), root=str(run.root), build_tool=inputs.system.name,
-                          modules=_module_metas(run.root, inputs.workspace))
+                          modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
 
 
 def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> GenerationMeta:

@@ -22,6 +22,9 @@ it answers, in the typed records of `model.py`,
   generated ones) is part of the model: `Scope.places`, `Module.root_places`;
 - `agent_hint(workspace)`: the Java agents (Lombok's) the indexer JVM will
   likely need, guessed before `resolve` runs, so the JVM can start meanwhile;
+- `agent_hint_before_load(root)`: None when `load` only reads files
+  (Maven); when it runs the build tool (Gradle), the Java agents guessed from
+  the build files alone, so a first sync can start the JVM before `load`;
 - `wording`: how its users are told to act, for the messages of neutral
   code (limitations);
 - optionally (`SourcesFetcher`), `sources_jar(jar, ...)`: the sources jar of a
@@ -104,6 +107,11 @@ class BuildSystem(Protocol):
 
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         """The Java agent jars the indexer JVM likely needs, guessed without resolving."""
+        ...
+
+    def agent_hint_before_load(self, root: Path, env: Mapping[str, str] | None = None) -> list[Path] | None:
+        """None when `load` reads build files only (the JVM starts after it, with `agent_hint`); else
+        (`load` runs the build tool, for seconds) the agent jars guessed from the build files' text."""
         ...
 
 

@@ -48,19 +48,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import Limitation
+from ..proc import run_bounded
 from .script import ONLY_PROPERTY, OUT_ENV, OUT_PROPERTY, TASK
 
 WRAPPER_PROPERTIES = Path("gradle") / "wrapper" / "gradle-wrapper.properties"
 _DIST = re.compile(r"gradle-(\d+(?:\.\d+)+(?:-[\w.]+)?)-(bin|all)\.zip$")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # Gradle's compatibility matrix: (first Gradle version that runs on a Java, that Java).
 _RUNS_ON = [((2, 0), 8), ((4, 3), 9), ((4, 7), 10), ((5, 0), 11), ((5, 4), 12), ((6, 0), 13), ((6, 3), 14),
@@ -289,23 +286,13 @@ class GradleRunner:
             env["JAVA_HOME"] = str(self.launcher.java_home)
         if out is not None:
             env[OUT_ENV] = str(out)
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        done = run_bounded(cmd, cwd=cwd, env=env, timeout=self.timeout)
         problem = None
-        try:
-            raw, _ = proc.communicate(timeout=self.timeout)
-            code: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            _kill_group(proc.pid)
-            raw, _ = proc.communicate()
-            code = None
+        if done.timed_out:
             problem = (f"Gradle did not finish within {self.timeout:g} s ({' '.join(cmd)}); raise the timeout or "
                        "run that command in the workspace to see what it waits for.")
-        for pid in session_processes(proc.pid):      # a single-use daemon it forked, if it outlived the client
-            _kill(pid)
-        text = _ANSI.sub("", raw.decode("utf-8", "replace"))
-        run = GradleRun(cmd, code, text, time.monotonic() - start, problem=problem)
+        code, text = done.returncode, done.output
+        run = GradleRun(cmd, code, text, done.seconds, problem=problem)
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             run.log = self.log_dir / f"{len(self.runs):02d}-{name}.log"
@@ -315,30 +302,3 @@ class GradleRunner:
         self.runs.append(run)
         return run
 
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def session_processes(sid: int) -> list[int]:
-    """The live processes of session `sid` (each run starts one: its id is the run's first pid), from /proc."""
-    out = []
-    for entry in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            stat = entry.read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 3 and int(fields[3]) == sid and fields[0] != "Z":
-            out.append(int(entry.parent.name))
-    return out

@@ -15,7 +15,10 @@
 - is_input: a `*.gradle(.kts)` script, a `gradle.properties`, a version
   catalog, the wrapper's properties, a lock file, or anything in `buildSrc/`,
   outside output folders (`build/`, `.gradle/`);
-- agent_hint: the Lombok jar of the kept model's processor paths.
+- agent_hint: the Lombok jar of the kept model's processor paths;
+  agent_hint_before_load: a Lombok version the build scripts or catalogs
+  name, when a script of this build puts Lombok on a compile or processor
+  configuration and Gradle's cache holds its jar (`lombok_guess`).
 
 The model's workspace-level limitations (`gradle_unavailable`,
 `android_unsupported`, a failed run, ...) are the Workspace's `limitations`.
@@ -25,18 +28,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..buildsystem import Key, Progress, Wording
+from ..lombok import newest
 from ..model import ClasspathResult, Workspace
 from ..userdirs import cache_home
-from .fingerprint import SKIP_DIRS, digest, inputs, model_files, owns
+from .fingerprint import BUILD_FILES, SKIP_DIRS, digest, inputs, model_files, owns
 from .mapping import GradleModel
 from .resolve import resolve_gradle
-from .runner import WRAPPER_PROPERTIES
+from .runner import WRAPPER_PROPERTIES, gradle_user_home
 
 NAME = "gradle"
 WORDING = Wording(
@@ -45,6 +50,10 @@ WORDING = Wording(
     generated_folder="build/generated (javac's -s folder)",
     refetch_jar="run `gradle --refresh-dependencies compileJava` to have Gradle fetch it again",
     root_files="settings.gradle(.kts) or build.gradle(.kts)")
+_LOMBOK_VERSION = re.compile(r"^lombok-(\d+(?:\.\d+)+)\.jar$")
+_LOMBOK_USE = re.compile(
+    r"(?:^|[{;])\s*(?:test)?(?:compileOnly(?:Api)?|annotationProcessor|implementation|api|compile)\b.*lombok",
+    re.MULTILINE | re.IGNORECASE)
 INPUT_NAMES = frozenset({"gradle.properties", "gradle.lockfile", "verification-metadata.xml"})
 
 
@@ -148,6 +157,48 @@ class GradleBuildSystem:
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         model = self.model(workspace)
         return list(model.agents) if model is not None else []
+
+    def agent_hint_before_load(self, root: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+        env = os.environ if env is None else env
+        root = Path(root).resolve()
+        return lombok_guess(root, inputs(root, env), gradle_user_home(env))
+
+
+def lombok_guess(root: Path, build_files: Iterable[Path], user_home: Path) -> list[Path]:
+    """A guess made before Gradle runs: the newest Lombok jar in Gradle's cache under `user_home` whose
+    version a build file naming `org.projectlombok` names, when a build script of this build (not of
+    another build below `root`, a folder with its own settings file) puts Lombok on a compile or
+    processor configuration (`compileOnly 'org.projectlombok:lombok'`, `annotationProcessor libs.lombok`);
+    else none."""
+    cached = {jar: m.group(1) for jar in
+              (user_home / "caches" / "modules-2" / "files-2.1" / "org.projectlombok" / "lombok").glob("*/*/*.jar")
+              if (m := _LOMBOK_VERSION.match(jar.name))}
+    if not cached:
+        return []
+    texts, used = [], False
+    for path in build_files:
+        if _in_other_build(root, path):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+        except OSError:
+            continue
+        if "org.projectlombok" in text:
+            texts.append(text)
+        used = used or _LOMBOK_USE.search(text) is not None
+    named = [jar for jar, v in cached.items()
+             if used and any(re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", t) for t in texts)]
+    return newest(named)
+
+
+def _in_other_build(root: Path, path: Path) -> bool:
+    """Whether `path` lies in a folder below `root` (not `root`) that has a settings file of its own."""
+    try:
+        parts = path.relative_to(root).parts[:-1]
+    except ValueError:
+        return False
+    return any(root.joinpath(*parts[:i], name).is_file() for i in range(1, len(parts) + 1)
+               for name in BUILD_FILES[:2])
 
 
 def _gone(model: GradleModel) -> bool:

@@ -82,15 +82,13 @@ import copy
 import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import Dependency
+from ..proc import run_bounded
 from . import mavencds
 from .mvnconfig import maven_basedir
 from .pom import COMPILER_PLUGIN, compiler_configs_of, dependency_from_xml
@@ -107,7 +105,6 @@ BUILD_CLASSPATH = [f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{MAIN_EXEC}",
                    f"{':'.join(DEPENDENCY_PLUGIN)}:build-classpath@{TEST_EXEC}"]
 _LIST_LINE = re.compile(r"^\s+((?:[^\s:]+:){3,4}[^\s:]+):(compile|provided|system|runtime|test):(.+)$")
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _BOILERPLATE = re.compile(r"^(|To see the full stack trace.*|Re-run Maven using.*|For more information about "
                           r"the errors.*|\[Help \d+\].*|After correcting the problems.*|\s*mvn <args> .*)$")
 _ON_PROJECT = re.compile(r"^Failed to execute goal.* on project ([\w.\-]+): (.*)$")
@@ -197,25 +194,14 @@ class MavenRunner:
             # classes instead of loading them. A MAVEN_OPTS of the user's own is left as it is.
             sharing, dump = mavencds.options(exe, env, FAST_MAVEN_OPTS)
             env["MAVEN_OPTS"] = " ".join([FAST_MAVEN_OPTS, *sharing])
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        done = run_bounded(cmd, cwd=cwd, env=env, timeout=self.timeout)
         problem = None
-        try:
-            out, _ = proc.communicate(timeout=self.timeout)
-            code: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            out, _ = proc.communicate()
-            code = None
+        if done.timed_out:
             problem = (f"Maven did not finish within {self.timeout:g} s ({' '.join(cmd[1:])}); raise the timeout "
                        "or run that command by hand to see what it waits for.")
+        code, text_out = done.returncode, done.output
         mavencds.keep(dump)
-        text_out = _ANSI.sub("", out.decode("utf-8", "replace"))
-        run = MavenRun(cmd, code, text_out, time.monotonic() - start, problem=problem)
+        run = MavenRun(cmd, code, text_out, done.seconds, problem=problem)
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             run.log = self.log_dir / f"{len(self.runs):02d}-{name}.log"

@@ -82,6 +82,9 @@ class MavenBuildSystem:
         `mvn dependency:get` of its `sources` classifier, as `dependency:sources` would fetch it."""
         return fetch_sources(jar, state_dir, allow_online=allow_online, timeout=timeout)
 
+    def agent_hint_before_load(self, root: Path, env: Mapping[str, str] | None = None) -> list[Path] | None:
+        return None         # reading the POMs takes a moment: `agent_hint` follows at once
+
 
 MAVEN = MavenBuildSystem()
 
