@@ -68,10 +68,19 @@ class TextMap:
                         if blk.size:
                             self.runs.append((oa[i1] + blk.a, ob[j1] + blk.b, blk.size))
 
+    @classmethod
+    def opaque(cls) -> "TextMap":
+        """A map for a file whose old text is gone (a catch-up after the write): nothing maps."""
+        out = cls("", "")
+        out.same = False
+        return out
+
     def map(self, span: Span) -> Span | None:
         """The span of the same text in `new`, or None when the edit touched it."""
         if self.same:
             return span
+        if not self.runs:
+            return None
         start = self.old.offset(span.start_line, span.start_char)
         end = self.old.offset(span.end_line, span.end_char)
         i = bisect.bisect_right(self._starts, start) - 1
