@@ -451,8 +451,11 @@ def diff_facts(olds: dict[str, _Old], news: dict[str, FileFacts], maps: dict[str
         for r in new.references:
             after.setdefault((r.span, r.kind), []).append(r.target_key)
         for (span, kind), targets in sorted(before.items()):
-            lost = sorted((Counter(targets) - Counter(after.get((span, kind), []))).elements())
-            gained = sorted((Counter(after.get((span, kind), [])) - Counter(targets)).elements())
+            now_bound = after.get((span, kind), [])
+            if targets == now_bound or (len(targets) > 1 and sorted(targets) == sorted(now_bound)):
+                continue                 # the usual case: bound as before
+            lost = sorted((Counter(targets) - Counter(now_bound)).elements())
+            gained = sorted((Counter(now_bound) - Counter(targets)).elements())
             for i, target in enumerate(lost):
                 to = names.ref(gained[i]) if i < len(gained) else None
                 rebound.append(Rebound.model_validate({"path": rel, "range": _rng(span), "kind": kind,
