@@ -66,10 +66,10 @@ class TextMap:
         tail = 0
         while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
             tail += 1
-        opcodes = [("equal", 0, head, 0, head)] if head else []
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
+        opcodes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
                                                            autojunk=False).get_opcodes():
-            opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+            opcodes.append((op, i1 + head, i2 + head, j1 + head, j2 + head))
         if tail:
             opcodes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
         for tag, i1, i2, j1, j2 in opcodes:
