@@ -10,6 +10,7 @@ expected answer was reviewed by hand.
   edit does not touch, found by the planner), and a method added there is overridden by accident;
 - stale_base, a patch input (the same answer as its changes), a patch that does not apply;
 - nothing is written: the workspace's bytes and the current generation stay as they were;
+- a long answer (a new file of 400 fields) comes in pages within 32 KB;
 - over MCP under `serve`: the check, then the same edit written: the live catch-up's diff names the
   rebound call in `status` (under `live`) and `diagnostics`.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 import shutil
 
 import pytest
@@ -194,3 +196,19 @@ def test_over_mcp_under_serve_a_check_then_the_written_edit_names_what_it_reboun
             (P + "Client.java", {"line": 6, "character": 27}, "show(Object)", "show(String)")
         assert row["to"]["symbolKey"]                                     # declared in generation 2: a key
         assert live_ok(client, "diagnostics", {})["lastEdit"] == edit
+
+
+def test_a_long_answer_is_paged_within_the_budget(edits):
+    facade, root, _ = edits
+    fields = "".join(f"    int field{i:03d}WithALongNameThatFillsTheAnswer;\n" for i in range(400))
+    change = {"path": P + "Many.java", "text": "package com.acme.edits;\n\nclass Many {\n" + fields + "}\n"}
+    page = _check(facade, change)
+    assert page["verdict"] == "clean" and page["total"]["declarationsAdded"] == 401    # the class and its fields
+    rows = []
+    while True:
+        assert len(json.dumps(page, separators=(",", ":")).encode()) <= 32 * 1024
+        rows += [r["symbol"]["display"] for r in page["declarations"]["added"]]
+        if "nextCursor" not in page:
+            break
+        page = _check(facade, change, cursor=page["nextCursor"])
+    assert len(rows) == len(set(rows)) == 401
