@@ -170,3 +170,13 @@ def test_a_running_worker_is_kept_for_the_same_agents_and_replaced_for_another_s
         assert w.use_agents([]) is True and w.pid is None              # another set: stopped, restarts on use
         w.start()
         assert w.pid not in (None, pid) and w.info["agents"] == []
+
+
+def test_check_edit_from_the_cli_runs_its_worker_with_lomboks_agent(facade, synced):
+    """check_edit without serve starts a worker for the call: with the agent the last sync settled (from the
+    recorded classpaths), the generated members exist, and a harmless edit adds no error."""
+    root, _, _ = synced
+    path = "src/main/java/com/acme/lombok/Shop.java"
+    text = (root / path).read_text(encoding="utf-8") + "\n// an edit that changes nothing\n"
+    answer = ok(facade, "check_edit", {"changes": [{"path": path, "text": text}]})
+    assert answer["diagnostics"]["added"] == [] and answer["verdict"] == "clean", answer

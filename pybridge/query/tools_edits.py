@@ -22,6 +22,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -44,7 +45,9 @@ from pybridge.edits.model import (
     RelationsDiff,
     Verdict,
 )
+from pybridge.sync.meta import GenerationMeta
 from pybridge.worker import Worker
+from pybridge.workspace.lombok import lombok_jar, newest
 
 from .errors import QueryError, invalid
 from .models import Cursor, Repo, ToolArgs
@@ -137,6 +140,10 @@ def edit_session(call: Call, ws: Served, v: View) -> Iterator[EditSession]:
     own = worker is None
     if own:
         worker = Worker(call.heap) if call.heap else Worker()
+        # Lombok's agent, as a sync settles it (its jar on a recorded processor path or classpath);
+        # the live index's warm worker has what its last sync settled.
+        worker.use_agents(newest(jar for s in GenerationMeta.of(v.gen).scopes if (jar := (
+            lombok_jar(map(Path, s.processor_path)) or lombok_jar(map(Path, s.classpath)))) is not None))
     try:
         yield EditSession(ws.root, v.r, worker, v.key, v.scip)
     finally:
