@@ -69,6 +69,18 @@ class StaleBaseError(PybridgeError):
         self.changed = changed
 
 
+class WorkspaceMovedError(PybridgeError):
+    """Files the check compiled as they are changed on disk meanwhile (they no longer match the generation)."""
+
+    code = "stale_snapshot"
+
+    def __init__(self, changed: list[str]) -> None:
+        shown = ", ".join(changed[:10]) + (" …" if len(changed) > 10 else "")
+        super().__init__(f"Files changed on disk while the check ran ({shown}); its answer would mix two "
+                         "versions. Repeat the check once the edits are done.", changed=changed)
+        self.changed = changed
+
+
 class EditError(PybridgeError):
     """A change that cannot be checked (a path outside the source roots, not a Java file, …)."""
 
@@ -377,6 +389,12 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
                .hexdigest() != stored[rel].content_sha256}
     compiled = _compile(session, env, changed) if changed else _Compiled()
+    # The unchanged files were read from disk: they must still be the generation's (under serve a
+    # catch-up may publish meanwhile; the reader stays on the generation the answer names).
+    moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
+                   and sha256_of(root / rel) != stored[rel].content_sha256)
+    if moved:
+        raise WorkspaceMovedError(moved)
     return _diff(session, env, compiled, changed, stored.keys())
 
 

@@ -24,8 +24,9 @@ from .check import RELATION_KINDS, _Names, _old, diff_facts
 from .model import Checked, EditCheck
 from .textmap import TextMap
 
-MAX_FILES = 2_000
-"""A catch-up that re-indexed more files than this (a build change, a full index) gets no diff."""
+MAX_FILES = 300
+"""A catch-up that re-indexed more files than this (a build change, a full index) gets no diff: the diff
+reads every such file's facts twice on the catch-up's thread, before its wait ends."""
 
 
 def scip_namer(meta: GenerationMeta) -> Callable[[str | None, str | None], str | None]:

@@ -36,7 +36,7 @@ from pybridge.edits import (
     changes_from_patch,
     check_edit,
 )
-from pybridge.edits.check import EditError
+from pybridge.edits.check import EditError, WorkspaceMovedError
 from pybridge.edits.model import (
     Checked,
     DeclarationsDiff,
@@ -159,6 +159,9 @@ def run_check(call: Call, ws: Served, v: View, changes: list[FileChange], base: 
     except StaleBaseError as exc:
         raise QueryError("stale_base", exc.message, changed=exc.changed,
                          hint="read the files again (their SHA-256 in base), then redo the change") from exc
+    except WorkspaceMovedError as exc:
+        raise QueryError("stale_snapshot", exc.message, changed=exc.changed,
+                         hint="wait until the edits are done, then repeat the check") from exc
     except EditError as exc:
         raise invalid(exc.message, **exc.details) from exc
 
