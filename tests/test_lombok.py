@@ -203,3 +203,13 @@ def test_a_server_starts_its_worker_with_the_published_agents_and_the_first_edit
         outcome = live.wait_fresh(root)
         assert outcome.state == "fresh" and outcome.generation == 2, outcome
         assert worker.restart_causes["agents"] == 0 and worker.restarts == 0, worker.restart_causes
+
+
+def test_check_edit_from_the_cli_runs_its_worker_with_lomboks_agent(facade, synced):
+    """check_edit without serve starts a worker for the call: with the agent the last sync settled (from the
+    recorded classpaths), the generated members exist, and a harmless edit adds no error."""
+    root, _, _ = synced
+    path = "src/main/java/com/acme/lombok/Shop.java"
+    text = (root / path).read_text(encoding="utf-8") + "\n// an edit that changes nothing\n"
+    answer = ok(facade, "check_edit", {"changes": [{"path": path, "text": text}]})
+    assert answer["diagnostics"]["added"] == [] and answer["verdict"] == "clean", answer

@@ -688,6 +688,26 @@ class Reader:
             _DECL_SELECT.format(source=_DECLS_FIRST, where="d.file_version_id = :fv")
             + " ORDER BY line, col", {"g": self.generation.id, "fv": fv[10]})]
 
+    def file_references(self, path: str) -> list[RefRow]:
+        """Every reference of one file of the generation, by position (empty when absent)."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [self._ref(r) for r in self._rows(
+            _REF_SELECT.format(where="r.file_version_id = :fv") + _REF_ORDER,
+            {"g": self.generation.id, "fv": fv[10]})]
+
+    def file_relations(self, path: str) -> list[RelationRow]:
+        """Every relation (extends, implements, overrides, generated_from) one file of the generation
+        declares (empty when absent)."""
+        fv = self._file_row(path)
+        if fv is None:
+            return []
+        return [RelationRow(RELATION_KINDS[r[0]], r[1], r[2], r[3], r[4], path) for r in self._rows(
+            "SELECT x.kind, x.from_id, a.binding_key, x.to_id, b.binding_key FROM relations x"
+            " JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
+            " WHERE x.file_version_id = :fv ORDER BY x.kind, x.from_id, x.to_id", {"fv": fv[10]})]
+
     def paths_relating_to(self, binding_keys: Iterable[str]) -> set[str]:
         """Paths of the generation's files holding a relation (extends, implements, overrides)
         to one of the binding keys."""

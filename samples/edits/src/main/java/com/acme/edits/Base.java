@@ -1,0 +1,5 @@
+package com.acme.edits;
+
+public class Base {
+    protected int count = 1;
+}

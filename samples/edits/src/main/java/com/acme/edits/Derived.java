@@ -1,0 +1,11 @@
+package com.acme.edits;
+
+public class Derived extends Base {
+    public int next() {
+        return count + 1;
+    }
+
+    public String describe() {
+        return "derived";
+    }
+}
