@@ -65,9 +65,9 @@ def _kill_marked(token: str) -> None:
             continue
 
 
-def _run_sync(root: Path, state: Path, kill_at: int | None) -> tuple[list, int | None]:
-    """Run the event-printing sync; kill it at event number `kill_at` (1-based).
-    Returns (the events seen, the exit code)."""
+def _run_sync(root: Path, state: Path, kill_at: int | None, kill_point: str | None = None) -> tuple[list, int | None]:
+    """Run the event-printing sync; kill it at event number `kill_at` (1-based), or at the first
+    hit of the fault point `kill_point`. Returns (the events seen, the exit code)."""
     token = uuid.uuid4().hex
     env = {**os.environ, MARK: token}
     proc = subprocess.Popen([sys.executable, "-c", EVENTS, str(root), str(state)], cwd=ROOT, env=env,
@@ -77,7 +77,7 @@ def _run_sync(root: Path, state: Path, kill_at: int | None) -> tuple[list, int |
         assert proc.stdout is not None
         for line in proc.stdout:
             events.append(json.loads(line))
-            if kill_at is not None and len(events) >= kill_at:
+            if (kill_at is not None and len(events) >= kill_at) or events[-1] == ["fault", kill_point]:
                 os.kill(proc.pid, signal.SIGKILL)
                 break
         code = proc.wait(timeout=600)

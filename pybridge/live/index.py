@@ -68,10 +68,11 @@ from pybridge.live.config import LiveConfig
 from pybridge.live.watcher import Scope, Watcher
 from pybridge.live.worker import WarmWorker
 from pybridge.store import Store
-from pybridge.sync import StaleSnapshotError, store_path
+from pybridge.sync import StaleSnapshotError
 from pybridge.sync import sync as run_sync
 from pybridge.sync.meta import GenerationMeta
 from pybridge.sync.snapshot import PARENT_MARK, Snapshot, changes
+from pybridge.sync.state import store_location
 from pybridge.workspace import AUTO, BUILD_SYSTEMS, BuildSystem, by_name, candidate_roots, select
 
 log = logging.getLogger("pybridge.live")
@@ -512,10 +513,10 @@ class LiveIndex:
                      f"served.", "code": "sync_failed", "cause": cause}
 
     def _current(self, t: Target) -> tuple[int, dict[str, Any]] | None:
-        path = store_path(t.state)
-        if not path.exists():
+        location = store_location(t.state)
+        if not location.path.exists():
             return None
-        store = Store.open(path)
+        store = Store.open(location.path, readonly=True, checkout=location.checkout)
         try:
             info = store.current_generation()
             return None if info is None else (info.number, info.snapshot)
@@ -562,9 +563,9 @@ def _system_of(root: Path, state: Path, build_tool: str) -> BuildSystem | None:
     try:
         if build_tool != AUTO:
             return by_name(build_tool)
-        path = store_path(state)
-        if path.exists():
-            store = Store.open(path)
+        location = store_location(state)
+        if location.path.exists():
+            store = Store.open(location.path, readonly=True, checkout=location.checkout)
             try:
                 info = store.current_generation()
             finally:
