@@ -96,6 +96,14 @@ def store_rows(path: Path, table: str) -> int:
         conn.close()
 
 
+def checkout_names(path: Path) -> set[str]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return {row[0] for row in conn.execute("SELECT name FROM checkouts")}
+    finally:
+        conn.close()
+
+
 def test_git_repository_is_read_from_the_dot_git_folder_or_file(repo, tmp_path):
     main, _ = repo
     wt = add_worktree(main, "probe")
@@ -179,6 +187,28 @@ def test_collecting_one_checkouts_generations_keeps_what_another_uses(repo, home
     finally:
         conn.close()
     assert fresh_differences(wt, tmp_path / "fresh", worker) == []
+    assert fresh_differences(main, tmp_path / "fresh-main", worker) == []
+
+
+def test_a_removed_worktrees_generations_are_forgotten_by_the_next_sync_of_a_sibling(repo, home, worker, tmp_path):
+    main, _ = repo
+    wt = add_worktree(main, "wt-removed")
+    add_method(wt / BANNER, "public int removedSoon() { return 1; }")
+    assert sync(wt, worker=worker, allow_online=False).published
+    location = store_location(default_state_dir(wt))
+    assert str(wt.resolve()) in checkout_names(location.path)
+    git(main, "worktree", "remove", "--force", str(wt))
+    append(main / NAMES, "// after the removal\n")
+    assert sync(main, worker=worker, allow_online=False).published
+    assert str(wt.resolve()) not in checkout_names(location.path)
+    conn = sqlite3.connect(location.path)
+    try:
+        assert conn.execute("SELECT count(*) FROM file_versions"
+                            " WHERE id NOT IN (SELECT file_version_id FROM manifest)").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM declarations d JOIN symbols s ON s.id = d.symbol_id"
+                            " WHERE s.name = 'removedSoon'").fetchone()[0] == 0
+    finally:
+        conn.close()
     assert fresh_differences(main, tmp_path / "fresh-main", worker) == []
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from pybridge.errors import StoreError
 
+from . import faults, schema
 from . import gc as _gc
-from . import schema
 from .db import connect, error, transaction
 from .lock import WriterLock
 from .reader import Reader, generation_info
@@ -234,6 +234,36 @@ class Store:
                 return _gc.Collected(0, 0)
             try:
                 return _gc.collect(self._conn, self.keep)
+            except sqlite3.Error as exc:
+                raise error(self.path, "cleaned up", exc) from exc
+            finally:
+                self._lock.release()
+
+    def forget(self, checkouts: list[str]) -> int:
+        """Remove other checkouts from a shared store (a removed worktree): their generations, their
+        rows, and the file versions no remaining generation lists. Returns how many were removed; 0
+        when another sync holds the writer lock (the next one tries again)."""
+        self._check_open()
+        self._check_writer()
+        names = [name for name in checkouts if name not in (self.checkout, OWN)]
+        if not names:
+            return 0
+        with self._mutex:
+            if not self._lock.try_acquire():
+                return 0
+            try:
+                with transaction(self._conn):
+                    ids = [row[0] for name in names for row in self._conn.execute(
+                        "SELECT id FROM checkouts WHERE name = ?", (name,))]
+                    for checkout_id in ids:
+                        self._conn.execute("UPDATE checkouts SET generation_id = NULL WHERE id = ?", (checkout_id,))
+                        self._conn.execute("DELETE FROM generations WHERE checkout_id = ?", (checkout_id,))
+                        self._conn.execute("DELETE FROM checkouts WHERE id = ?", (checkout_id,))
+                    if ids:
+                        self._conn.execute("DELETE FROM file_versions"
+                                           " WHERE id NOT IN (SELECT file_version_id FROM manifest)")
+                    faults.hit("forget.before_commit")
+                return len(ids)
             except sqlite3.Error as exc:
                 raise error(self.path, "cleaned up", exc) from exc
             finally:

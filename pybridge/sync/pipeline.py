@@ -212,6 +212,8 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                            checkout=location.checkout, state_dir=run.state) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
+            if location.shared:     # a removed worktree's generations hold nothing another uses
+                store.forget([s.checkout for s in store.siblings() if not Path(s.checkout).is_dir()])
             # A checkout's first sync starts from the nearest sibling checkout's generation.
             origin = _nearest_sibling(store, snap) if previous is None and not force else None
             if origin is not None:

@@ -132,14 +132,21 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
     cache_file = state_root / "classpath-cache.json"
     cached = load_cache(cache_file, key) if use_cache else None
+    moved = False
     if cached is None and use_cache and sibling is not None and sibling.root != workspace.root:
         cached = _from_sibling(workspace, sibling, cache_key(
             workspace, allow_online, runner.find(), dict(os.environ if env is None else env), moved_to=sibling.root))
+        moved = cached is not None
     try:
         if cached is not None:
             classpaths, releases = cached.classpaths, cached.releases
             failures: dict[Key, str] = {}
-            if cached.shared:
+            if moved:
+                assert sibling is not None
+                say(f"The build files are those of the checkout at {sibling.root}: using its resolved "
+                    f"classpaths, moved to this checkout")
+                store_cache(cache_file, key, classpaths, releases)
+            elif cached.shared:
                 say("The POMs did not change since they were last resolved: using the classpaths cached by "
                     "another state folder")
                 store_cache(cache_file, key, classpaths, releases, shared=False)
