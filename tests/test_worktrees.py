@@ -216,9 +216,10 @@ def test_a_removed_worktrees_generations_are_forgotten_by_the_next_sync_of_a_sib
 def test_a_kill_during_a_worktrees_first_sync_or_a_shared_collection_loses_nothing(
         repo, home, worker, tmp_path, monkeypatch, kill_at):
     """SIGKILL of a real sync process at a named point: the worktree's first sync (inside its
-    publish, the last moment before it would count), or a sync of the main checkout inside the
-    collection that follows its publish (keep=1). Every checkout's current generation stays
-    whole; the next syncs finish it."""
+    publish, the last moment before it would count), or a sync of the main checkout inside its
+    first collection of the shared store (keep=1: the main checkout's older generations). The
+    process kills itself at the point. Every checkout's current generation stays whole; the next
+    syncs finish the work."""
     main, _ = repo
     wt = add_worktree(main, f"wt-kill-{kill_at.replace('.', '-')}")
     append(wt / NAMES, "// killed\n")
