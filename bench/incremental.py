@@ -54,9 +54,9 @@ def methods(state: Path) -> list[tuple[str, tuple[int, int, int, int], tuple[int
     try:
         rows = conn.execute(
             "SELECT f.path, d.full_line, d.full_col, d.full_line + d.full_dline, d.full_end_col,"
-            " d.line + d.dline, d.end_col FROM current c JOIN manifest m ON m.generation_id = c.generation_id"
+            " d.line + d.dline, d.end_col FROM checkouts c JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " WHERE d.kind = 5").fetchall()
+            " WHERE c.name = '' AND d.kind = 5").fetchall()
     finally:
         conn.close()
     return [(r[0], tuple(r[1:5]), (r[5], r[6])) for r in rows]

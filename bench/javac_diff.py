@@ -105,7 +105,7 @@ def pybridge_refs(state: Path, module: str, scope: str) -> dict[Key, set[str]]:
     """(path, span, target) -> kinds, of the current generation's references in one (module, scope)."""
     conn = sqlite3.connect(f"file:{state / 'store.sqlite'}?mode=ro", uri=True)
     try:
-        gen = conn.execute("SELECT generation_id FROM current").fetchone()[0]
+        gen = conn.execute("SELECT generation_id FROM checkouts WHERE name = ''").fetchone()[0]
         decls: dict[int, str] = {}
         for sid, path, line, col in conn.execute(
                 "SELECT d.symbol_id, fv.path, d.line, d.col FROM manifest m"

@@ -44,17 +44,17 @@ def _top_level(d: Decl) -> bool:
     return d.declaring in ("", d.key)
 
 
-def current_decls(store_file: Path) -> list[Decl]:
+def current_decls(store_file: Path, checkout: str = "") -> list[Decl]:
     conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         rows = conn.execute(
             "SELECT f.path, s.binding_key, d.kind, coalesce(d.name_x, s.name), c.binding_key,"
             " d.line, d.col, d.line + d.dline, d.end_col, d.full_line, d.full_col, d.full_line + d.full_dline,"
             " d.full_end_col, d.modifiers"
-            " FROM current cur JOIN manifest m ON m.generation_id = cur.generation_id"
+            " FROM checkouts cur JOIN manifest m ON m.generation_id = cur.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
             " JOIN symbols s ON s.id = d.symbol_id LEFT JOIN symbols c ON c.id = d.container_id"
-            " ORDER BY f.path, d.ord").fetchall()
+            " WHERE cur.name = ? ORDER BY f.path, d.ord", (checkout,)).fetchall()
     finally:
         conn.close()
     from pybridge.facts import DECL_KINDS
@@ -62,37 +62,39 @@ def current_decls(store_file: Path) -> list[Decl]:
             for r in rows]
 
 
-def current_refs(store_file: Path, key: str) -> list[tuple[str, tuple[int, int, int, int]]]:
+def current_refs(store_file: Path, key: str, checkout: str = "") -> list[tuple[str, tuple[int, int, int, int]]]:
     conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         rows = conn.execute(
             "SELECT f.path, r.line, r.col, r.line + r.dline, r.end_col"
-            " FROM current cur JOIN manifest m ON m.generation_id = cur.generation_id"
+            " FROM checkouts cur JOIN manifest m ON m.generation_id = cur.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN refs r ON r.file_version_id = f.id"
-            " JOIN symbols s ON s.id = r.target_id WHERE s.binding_key = ? AND r.kind <> 4", (key,)).fetchall()
+            " JOIN symbols s ON s.id = r.target_id WHERE cur.name = ? AND s.binding_key = ? AND r.kind <> 4",
+            (checkout, key)).fetchall()
     finally:
         conn.close()
     return [(r[0], tuple(r[1:])) for r in rows]
 
 
-def generation_digests(store_file: Path) -> dict[str, bytes]:
+def generation_digests(store_file: Path, checkout: str = "") -> dict[str, bytes]:
     """path -> the file version digest: sha256 of (module, scope, path, content, every fact, by binding keys)."""
     conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         return dict(conn.execute(
-            "SELECT f.path, f.digest FROM current cur JOIN manifest m ON m.generation_id = cur.generation_id"
-            " JOIN file_versions f ON f.id = m.file_version_id").fetchall())
+            "SELECT f.path, f.digest FROM checkouts cur JOIN manifest m ON m.generation_id = cur.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id WHERE cur.name = ?", (checkout,)).fetchall())
     finally:
         conn.close()
 
 
-def file_facts(store_file: Path, path: str) -> dict[str, set]:
+def file_facts(store_file: Path, path: str, checkout: str = "") -> dict[str, set]:
     """One file's facts in the current generation as sets of tuples named by binding keys."""
     conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         (fv, complete), = conn.execute(
-            "SELECT f.id, f.binding_complete FROM current cur JOIN manifest m ON m.generation_id = cur.generation_id"
-            " JOIN file_versions f ON f.id = m.file_version_id WHERE f.path = ?", (path,)).fetchall()
+            "SELECT f.id, f.binding_complete FROM checkouts cur JOIN manifest m ON m.generation_id = cur.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id WHERE cur.name = ? AND f.path = ?",
+            (checkout, path)).fetchall()
         k = "(SELECT binding_key FROM symbols WHERE id = {})"
         return {
             "complete": {complete},
@@ -112,15 +114,18 @@ def file_facts(store_file: Path, path: str) -> dict[str, set]:
         conn.close()
 
 
-def differences(incremental: Path, fresh: Path) -> list[str]:
-    """What differs between the current generations of two stores, fact by fact; empty when equal."""
-    a, b = generation_digests(incremental), generation_digests(fresh)
+def differences(incremental: Path, fresh: Path, incremental_checkout: str = "",
+                fresh_checkout: str = "") -> list[str]:
+    """What differs between the current generations of two stores (of the checkouts named, in
+    shared stores), fact by fact; empty when equal."""
+    a = generation_digests(incremental, incremental_checkout)
+    b = generation_digests(fresh, fresh_checkout)
     out = [f"only in the incremental generation: {p}" for p in sorted(a.keys() - b.keys())]
     out += [f"only in the fresh generation: {p}" for p in sorted(b.keys() - a.keys())]
     for path in sorted(a.keys() & b.keys()):
         if a[path] == b[path]:
             continue
-        fa, fb = file_facts(incremental, path), file_facts(fresh, path)
+        fa, fb = file_facts(incremental, path, incremental_checkout), file_facts(fresh, path, fresh_checkout)
         for what in fa:
             extra, missing = sorted(fa[what] - fb[what], key=str), sorted(fb[what] - fa[what], key=str)
             if extra or missing:

@@ -36,13 +36,16 @@ MARK = "PYBRIDGE_FAULT_RUN"
 # fault point of sync and store) and flushes, so the parent can kill it at the
 # N-th event: at a random moment of Maven, indexing, staging, publish or GC.
 EVENTS = r"""
-import json, os, sys
+import json, os, signal, sys
 from pybridge.sync import faults
 from pybridge.store import faults as store_faults
 root, state = sys.argv[1:3]
+die_at = os.environ.get("PYBRIDGE_TEST_DIE_AT")
 def say(kind, what):
     sys.stdout.write(json.dumps([kind, what]) + "\n")
     sys.stdout.flush()
+    if kind == "fault" and what == die_at:   # at exactly that point, not when the parent reads it
+        os.kill(os.getpid(), signal.SIGKILL)
 faults.hit = lambda point: say("fault", point)
 store_faults.hit = lambda point: say("fault", point)
 from pybridge.sync import sync
@@ -65,11 +68,11 @@ def _kill_marked(token: str) -> None:
             continue
 
 
-def _run_sync(root: Path, state: Path, kill_at: int | None) -> tuple[list, int | None]:
-    """Run the event-printing sync; kill it at event number `kill_at` (1-based).
-    Returns (the events seen, the exit code)."""
+def _run_sync(root: Path, state: Path, kill_at: int | None, kill_point: str | None = None) -> tuple[list, int | None]:
+    """Run the event-printing sync; kill it at event number `kill_at` (1-based), or have it kill
+    itself at the first hit of the fault point `kill_point`. Returns (the events seen, the exit code)."""
     token = uuid.uuid4().hex
-    env = {**os.environ, MARK: token}
+    env = {**os.environ, MARK: token, **({"PYBRIDGE_TEST_DIE_AT": kill_point} if kill_point else {})}
     proc = subprocess.Popen([sys.executable, "-c", EVENTS, str(root), str(state)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     events: list = []

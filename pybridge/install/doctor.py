@@ -37,8 +37,8 @@ from pathlib import Path
 
 from pybridge.errors import PybridgeError
 from pybridge.install import clients
-from pybridge.sync import state_dir_for, store_path
-from pybridge.sync.state import owner
+from pybridge.sync import state_dir_for
+from pybridge.sync.state import owner, store_location
 from pybridge.worker import Worker, jars_dir
 from pybridge.worker import cds as worker_cds
 from pybridge.worker.jdk import FIX as JDK_FIX
@@ -214,7 +214,10 @@ def check_state(root: Path, state_dir: Path | None) -> Check:
     if recorded is not None and recorded != str(root):
         return Check("state folder", PROBLEM, f"{state} belongs to the workspace {recorded}",
                      f"Give {root} its own state folder (another --state-dir, or leave it out), or delete {state}.")
-    synced = "synced" if store_path(state).is_file() else "never synced"
+    location = store_location(state)
+    synced = "synced" if location.path.is_file() else "never synced"
+    if location.shared:
+        synced += f", sharing its repository's store {location.path}"
     return Check("state folder", OK, f"{state}: {human_size(_size(state))}, {synced}")
 
 

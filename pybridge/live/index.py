@@ -71,10 +71,11 @@ from pybridge.live.watcher import Scope, Watcher
 from pybridge.live.worker import WarmWorker
 from pybridge.query.keys import load_secret, make_key
 from pybridge.store import Store
-from pybridge.sync import StaleSnapshotError, store_path
+from pybridge.sync import StaleSnapshotError
 from pybridge.sync import sync as run_sync
 from pybridge.sync.meta import GenerationMeta
 from pybridge.sync.snapshot import PARENT_MARK, Snapshot, changes
+from pybridge.sync.state import store_location
 from pybridge.workspace import AUTO, BUILD_SYSTEMS, BuildSystem, by_name, candidate_roots, select
 
 log = logging.getLogger("pybridge.live")
@@ -485,7 +486,8 @@ class LiveIndex:
         """Keep the binding diff of what the catch-up published (`pybridge.edits.lastedit`): from the
         facts of the two generations, no compile. Best effort: a failure leaves no last edit."""
         try:
-            with Store.open(store_path(t.state), readonly=True) as store:
+            location = store_location(t.state)
+            with Store.open(location.path, readonly=True, checkout=location.checkout) as store:
                 with store.reader(before) as old, store.reader(after) as new:
                     secret = load_secret(t.state)
                     check = last_edit(old, new, lambda symbol_id, key: make_key(secret, symbol_id, key))
@@ -538,10 +540,10 @@ class LiveIndex:
         """The Java agents of the first served workspace whose published generation needed any (one JVM
         serves them all; workspaces that need other agents restart it when they sync)."""
         for t in self.targets.values():
-            path = store_path(t.state)
-            if not path.exists():
+            location = store_location(t.state)
+            if not location.path.exists():
                 continue
-            store = Store.open(path)
+            store = Store.open(location.path, readonly=True, checkout=location.checkout)
             try:
                 info = store.current_generation()
             finally:
@@ -551,10 +553,10 @@ class LiveIndex:
         return ()
 
     def _current(self, t: Target) -> tuple[int, dict[str, Any]] | None:
-        path = store_path(t.state)
-        if not path.exists():
+        location = store_location(t.state)
+        if not location.path.exists():
             return None
-        store = Store.open(path)
+        store = Store.open(location.path, readonly=True, checkout=location.checkout)
         try:
             info = store.current_generation()
             return None if info is None else (info.number, info.snapshot)
@@ -601,9 +603,9 @@ def _system_of(root: Path, state: Path, build_tool: str) -> BuildSystem | None:
     try:
         if build_tool != AUTO:
             return by_name(build_tool)
-        path = store_path(state)
-        if path.exists():
-            store = Store.open(path)
+        location = store_location(state)
+        if location.path.exists():
+            store = Store.open(location.path, readonly=True, checkout=location.checkout)
             try:
                 info = store.current_generation()
             finally:

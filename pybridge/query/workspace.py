@@ -21,9 +21,9 @@ from typing import Any
 
 from pybridge.errors import StoreError
 from pybridge.store import GenerationInfo, Reader, Store
-from pybridge.sync import state_dir_for, store_path
+from pybridge.sync import state_dir_for
 from pybridge.sync.meta import GenerationMeta
-from pybridge.sync.state import StateFolderError, check_owner
+from pybridge.sync.state import StateFolderError, check_owner, store_location
 
 from . import keys
 from .errors import QueryError, invalid, show
@@ -61,15 +61,15 @@ class Served:
             if self._closed:
                 raise invalid("This query facade is closed; create a new one.")
             if self._store is None:
-                path = store_path(self.state)
-                if not path.exists():
+                location = store_location(self.state)   # its own, or its repository's shared store
+                if not location.path.exists():
                     return None
                 try:
                     check_owner(self.state, self.root)
                 except StateFolderError as exc:
                     raise QueryError("invalid_argument", exc.message, **exc.details) from exc
                 try:   # read-only: a query never writes (nor collects), so it answers on a full disk
-                    self._store = Store.open(path, readonly=True)
+                    self._store = Store.open(location.path, readonly=True, checkout=location.checkout)
                 except StoreError as exc:
                     raise self.not_synced(f"The index of {self.slug} cannot be opened: {exc.message}") from exc
             return self._store
@@ -232,7 +232,7 @@ class Workspaces:
         """The workspaces whose secret makes this key tag (normally one)."""
         out = []
         for w in self.served:
-            if not store_path(w.state).exists():   # never synced: it issued no key
+            if not store_location(w.state).path.exists():   # never synced: it issued no key
                 continue
             try:
                 if w.tag() == tag:

@@ -11,6 +11,16 @@ are append-only: a symbol id names one JDT binding key forever, so an old
 key can always be explained; library/JDK declarations that project code
 references get symbol rows too.
 
+*Checkouts*: one store can serve the checkouts of one repository (git
+worktrees; the sync layer decides, `pybridge.sync.state`). Each checkout has
+its own generations, numbered 1, 2, 3… per checkout, and its own current
+pointer (table `checkouts`; a store of one workspace has the one checkout
+named '', `OWN`); file versions, facts and symbols are shared.
+`Store.open(path, checkout=NAME)` reads and writes as that checkout;
+`siblings()` lists the others with their current generations, and
+`reader(number, checkout=NAME)` pins a sibling's generation (a first sync
+plans from it); `forget(names)` removes checkouts that are gone.
+
 Writing (one writer at a time, guarded by a `flock` on `<store>.lock`)::
 
     store = Store.open(state_dir / "store.sqlite")          # migrates, collects debris
@@ -24,9 +34,9 @@ Staged rows go out in batches (one transaction per ~50,000 rows, always at
 a file boundary); readers never see them, because readers only open
 published generations. `publish` marks the generation published and moves
 the `current` pointer in one transaction committed with `synchronous=FULL`,
-then GC keeps the newest `keep` (default 3) published generations, deletes
-every file version no kept generation lists (with its rows), and never
-deletes symbols. A crash or SIGKILL at any point leaves the last published
+then GC keeps each checkout's newest `keep` (default 3) published
+generations, deletes every file version no kept generation of any checkout
+lists (with its rows), and never deletes symbols. A crash or SIGKILL at any point leaves the last published
 generation current and complete; the unpublished debris is collected on the
 next `Store.open` or `stage` (whoever can take the writer lock).
 
@@ -70,8 +80,8 @@ which are unpublished anyway) and `synchronous=FULL` for the publish commit
 of the batches before it).
 
 Schema (numbered migrations in `schema.py`, recorded in `migrations`):
-`symbols` (append-only), `generations` + `current` (the pointer and the
-last number), `file_versions` (digest-unique), `manifest` (generation, file
+`symbols` (append-only), `checkouts` (each checkout's current pointer and
+last number), `generations` (per checkout), `file_versions` (digest-unique), `manifest` (generation, file
 version), and per file version `declarations`, `refs`, `relations`,
 `problems`, keyed (file_version_id, ord) WITHOUT ROWID, and `blocked_names`
 keyed (file_version_id, name), kinds as small

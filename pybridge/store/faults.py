@@ -8,6 +8,7 @@ SIGKILLs itself at one point and then check that the store survives:
 - `publish.before_commit`: the publish transaction is written, not committed
 - `publish.after_commit`: published, retention GC not yet run
 - `gc.before_commit`: GC deleted rows, not committed
+- `forget.before_commit`: a removed checkout's generations deleted from a shared store, not committed
 
 `connected(conn)` is called with every writing connection the store opens;
 the fault suite replaces it to inject a full disk (`PRAGMA max_page_count`,

@@ -1,9 +1,11 @@
 """Garbage collection: unpublished generations and versions no kept generation uses.
 
 Runs under the writer lock, in one transaction: it deletes every unpublished
-generation (debris of a sync that crashed or was discarded), every published
-generation older than the newest `keep` (never the current one), and then
-every file version that no remaining manifest lists; the version's
+generation (debris of a sync that crashed or was discarded: the lock is the
+store's, so no checkout is staging), every published generation older than
+its checkout's newest `keep` (never a checkout's current one), and then every
+file version that no remaining manifest lists, whichever checkout's
+generation lists it (checkouts of one repository share a store); the version's
 declarations, references, relations and problems go with it (ON DELETE
 CASCADE). Symbols are never deleted. Freed pages are returned to the file
 system afterwards (incremental vacuum).
@@ -29,7 +31,8 @@ def needed(conn: sqlite3.Connection, keep: int) -> bool:
     """Whether `collect` would delete anything (cheap; for opening a store)."""
     row = conn.execute(
         "SELECT (SELECT count(*) FROM generations WHERE state = ?),"
-        "       (SELECT count(*) FROM generations WHERE state = ?)",
+        "       (SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM generations"
+        "        WHERE state = ? GROUP BY checkout_id))",
         (STAGING, PUBLISHED),
     ).fetchone()
     staging: int = row[0]
@@ -51,10 +54,11 @@ def collect(conn: sqlite3.Connection, keep: int) -> Collected:
         generations += conn.execute(
             """
             DELETE FROM generations
-            WHERE state = :published
-              AND id NOT IN (SELECT id FROM generations WHERE state = :published
-                             ORDER BY number DESC LIMIT :keep)
-              AND id IS NOT (SELECT generation_id FROM current)
+            WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER (
+                                             PARTITION BY checkout_id ORDER BY number DESC) AS newest
+                                         FROM generations WHERE state = :published)
+                         WHERE newest > :keep)
+              AND id NOT IN (SELECT generation_id FROM checkouts WHERE generation_id IS NOT NULL)
             """,
             {"published": PUBLISHED, "keep": keep},
         ).rowcount

@@ -312,15 +312,26 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     """
     done: list[str] = []
     for name, fn in MIGRATIONS:
-        with transaction(conn):
-            _ensure_table(conn)
-            already = conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone()
-            if not already:
-                fn(conn)
-                conn.execute(
-                    "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, _now())
-                )
-                done.append(name)
+        rebuild = name in REBUILDS
+        if rebuild:   # outside a transaction, where SQLite allows it; restored below
+            foreign_keys = conn.execute("PRAGMA foreign_keys").fetchone()[0]
+            conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with transaction(conn):
+                _ensure_table(conn)
+                already = conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone()
+                if not already:
+                    fn(conn)
+                    if rebuild and conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                        raise StoreError(f"Schema migration {name} would break the store's references; "
+                                         f"delete the state folder and sync again.", migration=name)
+                    conn.execute(
+                        "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, _now())
+                    )
+                    done.append(name)
+        finally:
+            if rebuild and foreign_keys:
+                conn.execute("PRAGMA foreign_keys = ON")
     return done
 
 
@@ -372,3 +383,46 @@ def _blocked_names(conn: sqlite3.Connection) -> None:
     -- this migration have 0 and, unless binding-complete, block every name.
     ALTER TABLE file_versions ADD COLUMN names_recorded INTEGER NOT NULL DEFAULT 0
     """)
+
+
+@migration("0004_checkouts")
+def _checkouts(conn: sqlite3.Connection) -> None:
+    """Checkouts of one repository share one store (DESIGN section 5): file versions, facts and
+    symbols once, while each checkout has its own generations, numbered 1, 2, 3… per checkout,
+    and its own current pointer. The store's own workspace is checkout 1, named ''. Rebuilds
+    `generations` (its number was unique store-wide); `migrate` turns foreign keys off around it."""
+    _run(conn, """
+    -- One row per checkout served from this store: name '' for the store's own workspace (a store
+    -- in the workspace's state folder), else the checkout's root; state_dir: its state folder
+    -- (where its key secret lives); generation_id and last_number: its current pointer.
+    CREATE TABLE checkouts (
+        id            INTEGER PRIMARY KEY,
+        name          TEXT NOT NULL UNIQUE,
+        state_dir     TEXT,
+        generation_id INTEGER REFERENCES generations(id),
+        last_number   INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO checkouts (id, name, generation_id, last_number)
+        SELECT 1, '', generation_id, last_number FROM current;
+    CREATE TABLE generations_new (
+        id           INTEGER PRIMARY KEY,
+        checkout_id  INTEGER NOT NULL REFERENCES checkouts(id),
+        number       INTEGER,
+        state        INTEGER NOT NULL,
+        created_at   TEXT NOT NULL,
+        published_at TEXT,
+        snapshot     TEXT NOT NULL,
+        meta         TEXT NOT NULL,
+        UNIQUE (checkout_id, number)
+    );
+    INSERT INTO generations_new (id, checkout_id, number, state, created_at, published_at, snapshot, meta)
+        SELECT id, 1, number, state, created_at, published_at, snapshot, meta FROM generations;
+    DROP TABLE generations;
+    ALTER TABLE generations_new RENAME TO generations;
+    DROP TABLE current
+    """)
+
+
+# Migrations that rebuild a table another one references: applied with foreign keys off, as
+# SQLite's procedure for other schema changes asks (a DROP TABLE with them on would cascade).
+REBUILDS = frozenset({"0004_checkouts"})

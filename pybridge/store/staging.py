@@ -109,8 +109,10 @@ class Staging:
     """An unpublished generation being written. Use as a context manager."""
 
     def __init__(self, *, conn: sqlite3.Connection, path: Path, lock: WriterLock, keep: int,
-                 generation_id: int, meta: dict[str, Any], batch_rows: int, bulk: bool = False) -> None:
+                 generation_id: int, meta: dict[str, Any], batch_rows: int, bulk: bool = False,
+                 checkout_id: int = 1) -> None:
         self._conn = conn
+        self.checkout_id = checkout_id
         self._path = path
         self._lock = lock
         self._keep = keep
@@ -266,8 +268,8 @@ class Staging:
         try:
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute("SELECT id FROM generations WHERE number = ? AND state = ?",
-                               (number, PUBLISHED)).fetchone()
+            row = conn.execute("SELECT id FROM generations WHERE checkout_id = ? AND number = ? AND state = ?",
+                               (self.checkout_id, number, PUBLISHED)).fetchone()
             if row is None:
                 raise StoreError(f"Generation {number} is not kept any more; sync with a full index.")
             paths = [p for (p,) in conn.execute(
@@ -318,7 +320,8 @@ class Staging:
                              "binding_complete_files")
                     meta["counts"] = {**(meta.get("counts") or {}),
                                       **{n: int(v) for n, v in zip(names, counts, strict=True)}}
-                    number: int = conn.execute("SELECT last_number FROM current").fetchone()[0] + 1
+                    number: int = conn.execute("SELECT last_number FROM checkouts WHERE id = ?",
+                                               (self.checkout_id,)).fetchone()[0] + 1
                     changed = conn.execute(
                         "UPDATE generations SET state = ?, number = ?, published_at = ?, meta = ?"
                         " WHERE id = ? AND state = ?",
@@ -331,8 +334,8 @@ class Staging:
                             "collected it); sync again.",
                         )
                     conn.execute(
-                        "UPDATE current SET generation_id = ?, last_number = ?",
-                        (self.generation_id, number),
+                        "UPDATE checkouts SET generation_id = ?, last_number = ? WHERE id = ?",
+                        (self.generation_id, number, self.checkout_id),
                     )
                     faults.hit("publish.before_commit")
             finally:

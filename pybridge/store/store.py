@@ -6,14 +6,15 @@ import json
 import os
 import sqlite3
 import threading
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pybridge.errors import StoreError
 
+from . import faults, schema
 from . import gc as _gc
-from . import schema
 from .db import connect, error, transaction
 from .lock import WriterLock
 from .reader import Reader, generation_info
@@ -22,19 +23,31 @@ from .schema import PUBLISHED, STAGING
 from .staging import Staging, dumps
 
 DEFAULT_KEEP = 3
+OWN = ""     # the checkout name of a store's own workspace (every store of one workspace)
 KEEP_ENV = "PYBRIDGE_KEEP_GENERATIONS"
 DEFAULT_BATCH_ROWS = 50_000
 _IDLE_READERS = 4
 _MIGRATION_WAIT = 10.0
 
 
+@dataclass(frozen=True, slots=True)
+class Sibling:
+    """Another checkout served from the same store, and its current generation."""
+
+    checkout: str                 # its name in the store (its root)
+    generation: GenerationInfo    # its current generation (`current` is False: not this checkout's)
+    state_dir: str | None         # its state folder, as its last writer registered it
+
+
 class Store:
-    """The SQLite store of one workspace. One writer (staging) at a time;
-    any number of readers, in this process or others."""
+    """The SQLite store of one workspace, or of the checkouts of one repository (each a
+    `checkout`: its own generations and current pointer over shared file versions and facts).
+    One writer (staging) at a time; any number of readers, in this process or others."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection, lock: WriterLock, keep: int,
-                 batch_rows: int, readonly: bool = False) -> None:
+                 batch_rows: int, readonly: bool = False, checkout: str = OWN) -> None:
         self.path = path
+        self.checkout = checkout
         self.keep = keep
         self.readonly = readonly
         self.batch_rows = batch_rows
@@ -46,8 +59,11 @@ class Store:
 
     @classmethod
     def open(cls, path: Path | str, *, keep: int | None = None,
-             batch_rows: int = DEFAULT_BATCH_ROWS, readonly: bool = False) -> Store:
-        """Open the store at `path`.
+             batch_rows: int = DEFAULT_BATCH_ROWS, readonly: bool = False,
+             checkout: str = OWN, state_dir: Path | None = None) -> Store:
+        """Open the store at `path` as checkout `checkout` (default `OWN`, '': the store's own
+        workspace; a shared store names each checkout by its root). A writer registers the
+        checkout (with its state folder `state_dir`) when the store has no row for it yet.
 
         A writer (the default; a sync) creates the file if needed, applies
         pending schema migrations and, when no other sync is staging,
@@ -65,7 +81,7 @@ class Store:
         path = Path(path)
         lock = WriterLock(path.with_name(path.name + ".lock"))
         if readonly:
-            return cls._open_reader(path, lock, keep or DEFAULT_KEEP, batch_rows)
+            return cls._open_reader(path, lock, keep or DEFAULT_KEEP, batch_rows, checkout)
         if keep is None:
             keep = configured_keep()
         if keep < 1:
@@ -82,7 +98,8 @@ class Store:
         try:
             if schema.pending(conn):
                 _migrate(conn, lock, path, keep)
-            elif lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
+            _register(conn, checkout, state_dir)
+            if lock.try_acquire():   # nobody is staging: collect a crashed sync's debris
                 try:
                     if _gc.needed(conn, keep):
                         _gc.collect(conn, keep)
@@ -94,10 +111,10 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(path, conn, lock, keep, batch_rows)
+        return cls(path, conn, lock, keep, batch_rows, checkout=checkout)
 
     @classmethod
-    def _open_reader(cls, path: Path, lock: WriterLock, keep: int, batch_rows: int) -> Store:
+    def _open_reader(cls, path: Path, lock: WriterLock, keep: int, batch_rows: int, checkout: str) -> Store:
         conn = connect(path, readonly=True)
         try:
             if schema.pending(conn):
@@ -116,7 +133,7 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(path, conn, lock, keep, batch_rows, readonly=True)
+        return cls(path, conn, lock, keep, batch_rows, readonly=True, checkout=checkout)
 
     def __enter__(self) -> Store:
         return self
@@ -158,10 +175,11 @@ class Store:
                 if _gc.needed(self._conn, self.keep):
                     _gc.collect(self._conn, self.keep)
                 with transaction(self._conn):
+                    checkout_id = _checkout_id(self._conn, self.checkout)
                     generation_id = self._conn.execute(
-                        "INSERT INTO generations (state, created_at, snapshot, meta)"
-                        " VALUES (?, ?, ?, ?) RETURNING id",
-                        (STAGING, datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        "INSERT INTO generations (checkout_id, state, created_at, snapshot, meta)"
+                        " VALUES (?, ?, ?, ?, ?) RETURNING id",
+                        (checkout_id, STAGING, datetime.now(timezone.utc).isoformat(timespec="seconds"),
                          snapshot_json, meta_json),
                     ).fetchone()[0]
                     # Nothing stored yet (a first sync): the staging writes in bulk (see Staging).
@@ -176,7 +194,7 @@ class Store:
                 raise
         try:
             return Staging(conn=self._conn, path=self.path, lock=self._lock, keep=self.keep,
-                           generation_id=generation_id, meta=json.loads(meta_json),
+                           checkout_id=checkout_id, generation_id=generation_id, meta=json.loads(meta_json),
                            batch_rows=self.batch_rows, bulk=bool(bulk))
         except sqlite3.Error as exc:
             self._lock.release()
@@ -193,13 +211,15 @@ class Store:
                                  f"has finished.", path=str(self.path))
             try:
                 with transaction(self._conn):
-                    row = self._conn.execute("SELECT meta FROM generations WHERE number = ? AND state = ?",
-                                             (number, PUBLISHED)).fetchone()
+                    row = self._conn.execute(
+                        "SELECT g.id, g.meta FROM generations g JOIN checkouts c ON c.id = g.checkout_id"
+                        " WHERE c.name = ? AND g.number = ? AND g.state = ?",
+                        (self.checkout, number, PUBLISHED)).fetchone()
                     if row is None:
                         return
-                    meta = {**json.loads(row[0]), **meta_updates}
-                    self._conn.execute("UPDATE generations SET snapshot = ?, meta = ? WHERE number = ?",
-                                       (dumps(snapshot, "snapshot"), dumps(meta, "metadata"), number))
+                    meta = {**json.loads(row[1]), **meta_updates}
+                    self._conn.execute("UPDATE generations SET snapshot = ?, meta = ? WHERE id = ?",
+                                       (dumps(snapshot, "snapshot"), dumps(meta, "metadata"), row[0]))
             except sqlite3.Error as exc:
                 raise error(self.path, "written", exc) from exc
             finally:
@@ -219,6 +239,36 @@ class Store:
             finally:
                 self._lock.release()
 
+    def forget(self, checkouts: list[str]) -> int:
+        """Remove other checkouts from a shared store (a removed worktree): their generations, their
+        rows, and the file versions no remaining generation lists. Returns how many were removed; 0
+        when another sync holds the writer lock (the next one tries again)."""
+        self._check_open()
+        self._check_writer()
+        names = [name for name in checkouts if name not in (self.checkout, OWN)]
+        if not names:
+            return 0
+        with self._mutex:
+            if not self._lock.try_acquire():
+                return 0
+            try:
+                with transaction(self._conn):
+                    ids = [row[0] for name in names for row in self._conn.execute(
+                        "SELECT id FROM checkouts WHERE name = ?", (name,))]
+                    for checkout_id in ids:
+                        self._conn.execute("UPDATE checkouts SET generation_id = NULL WHERE id = ?", (checkout_id,))
+                        self._conn.execute("DELETE FROM generations WHERE checkout_id = ?", (checkout_id,))
+                        self._conn.execute("DELETE FROM checkouts WHERE id = ?", (checkout_id,))
+                    if ids:
+                        self._conn.execute("DELETE FROM file_versions"
+                                           " WHERE id NOT IN (SELECT file_version_id FROM manifest)")
+                    faults.hit("forget.before_commit")
+                return len(ids)
+            except sqlite3.Error as exc:
+                raise error(self.path, "cleaned up", exc) from exc
+            finally:
+                self._lock.release()
+
     # reading ---------------------------------------------------------------
 
     def current_generation(self) -> GenerationInfo | None:
@@ -232,9 +282,9 @@ class Store:
         try:
             rows = conn.execute(
                 "SELECT g.id, g.number, g.published_at, g.snapshot, g.meta,"
-                " g.id IS c.generation_id FROM generations g, current c"
-                " WHERE g.state = ? ORDER BY g.number DESC",
-                (PUBLISHED,),
+                " g.id IS c.generation_id FROM generations g JOIN checkouts c ON c.id = g.checkout_id"
+                " WHERE c.name = ? AND g.state = ? ORDER BY g.number DESC",
+                (self.checkout, PUBLISHED),
             ).fetchall()
         except sqlite3.Error as exc:
             raise error(self.path, "read", exc) from exc
@@ -242,8 +292,26 @@ class Store:
             self._checkin(conn)
         return [generation_info(row) for row in rows]
 
-    def reader(self, generation: int | None = None) -> Reader:
-        """A reader pinned to generation number `generation` (default: current).
+    def siblings(self) -> list[Sibling]:
+        """The other checkouts of this store that have a current generation (a shared store's
+        other checkouts of the repository; none in a store of one workspace)."""
+        self._check_open()
+        conn = self._checkout()
+        try:
+            rows = conn.execute(
+                "SELECT name, state_dir FROM checkouts WHERE name <> ? AND generation_id IS NOT NULL ORDER BY id",
+                (self.checkout,)).fetchall()
+            found = [(name, folder, _select_generation(conn, None, str(self.path), name)) for name, folder in rows]
+        except sqlite3.Error as exc:
+            raise error(self.path, "read", exc) from exc
+        finally:
+            self._checkin(conn)
+        return [Sibling(name, replace(info, current=False), folder) for name, folder, info in found
+                if info is not None]
+
+    def reader(self, generation: int | None = None, checkout: str | None = None) -> Reader:
+        """A reader pinned to generation number `generation` (default: current) of this
+        checkout, or of the sibling `checkout` (a sync planned from a sibling's generation).
 
         The reader holds a read transaction until closed (use it in a `with`
         block), so a publish or GC meanwhile is not seen. Raises StoreError
@@ -254,7 +322,8 @@ class Store:
         conn = self._checkout()
         try:
             conn.execute("BEGIN")
-            info = _select_generation(conn, generation, str(self.path))
+            info = _select_generation(conn, generation, str(self.path),
+                                      self.checkout if checkout is None else checkout)
         except sqlite3.Error as exc:
             self._checkin(conn)
             raise error(self.path, "read", exc) from exc
@@ -307,7 +376,7 @@ class Store:
         self._check_open()
         conn = self._checkout()
         try:
-            return _select_generation(conn, number, str(self.path))
+            return _select_generation(conn, number, str(self.path), self.checkout)
         except sqlite3.Error as exc:
             raise error(self.path, "read", exc) from exc
         finally:
@@ -331,6 +400,25 @@ class Store:
                 self._idle.append(conn)
                 return
         conn.close()
+
+
+def _register(conn: sqlite3.Connection, checkout: str, state_dir: Path | None) -> None:
+    """A writer's checkout has its row (created on first open; its state folder kept current)."""
+    folder = None if state_dir is None else str(state_dir)
+    row = conn.execute("SELECT state_dir FROM checkouts WHERE name = ?", (checkout,)).fetchone()
+    if row is not None and (folder is None or row[0] == folder):
+        return
+    with transaction(conn):
+        conn.execute("INSERT INTO checkouts (name, state_dir) VALUES (?, ?)"
+                     " ON CONFLICT (name) DO UPDATE SET state_dir = coalesce(excluded.state_dir, state_dir)",
+                     (checkout, folder))
+
+
+def _checkout_id(conn: sqlite3.Connection, checkout: str) -> int:
+    row = conn.execute("SELECT id FROM checkouts WHERE name = ?", (checkout,)).fetchone()
+    if row is None:
+        raise StoreError(f"The store has no checkout {checkout!r}; open it as a writer to register it.")
+    return int(row[0])
 
 
 def configured_keep() -> int:
@@ -371,7 +459,8 @@ _PARSED_LOCK = threading.Lock()
 _PARSED_KEPT = 16
 
 
-def _select_generation(conn: sqlite3.Connection, number: int | None, store: str) -> GenerationInfo | None:
+def _select_generation(conn: sqlite3.Connection, number: int | None, store: str,
+                       checkout: str) -> GenerationInfo | None:
     """The generation's row, its snapshot and meta parsed only when their text changed: on guava
     parsing them took a third of a millisecond-scale query. The text is read every time and
     compared (a no-op sync refreshes a published generation's snapshot in place), and the cache
@@ -379,13 +468,14 @@ def _select_generation(conn: sqlite3.Connection, number: int | None, store: str)
     if number is None:
         row = conn.execute(
             "SELECT g.id, g.number, g.published_at, 1, g.snapshot, g.meta"
-            " FROM current c JOIN generations g ON g.id = c.generation_id"
+            " FROM checkouts c JOIN generations g ON g.id = c.generation_id WHERE c.name = ?", (checkout,)
         ).fetchone()
     else:
         row = conn.execute(
-            "SELECT g.id, g.number, g.published_at, g.id IS (SELECT generation_id FROM current), g.snapshot, g.meta"
-            " FROM generations g WHERE g.number = ? AND g.state = ?",
-            (number, PUBLISHED),
+            "SELECT g.id, g.number, g.published_at, g.id IS c.generation_id, g.snapshot, g.meta"
+            " FROM generations g JOIN checkouts c ON c.id = g.checkout_id"
+            " WHERE c.name = ? AND g.number = ? AND g.state = ?",
+            (checkout, number, PUBLISHED),
         ).fetchone()
     if not row:
         return None

@@ -24,8 +24,9 @@ class SyncBusyError(PybridgeError):
 
 
 class SyncLock:
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, what: str = "another sync of this workspace") -> None:
         self.path = state / "sync.lock"
+        self.what = what          # who holds it when busy, for the messages
         self._fd: int | None = None
 
     def acquire(self, wait: bool = True, say: Callable[[str], None] | None = None,
@@ -43,10 +44,10 @@ class SyncLock:
             if not wait:
                 os.close(fd)
                 raise SyncBusyError(
-                    f"Another sync of this workspace is running{holder}. Wait for it to finish, or run "
+                    f"{self._what()} is running{holder}. Wait for it to finish, or run "
                     "sync again without --no-wait to queue behind it.") from None
             if say:
-                say(f"Another sync of this workspace is running{holder}; waiting for it to finish")
+                say(f"{self._what()} is running{holder}; waiting for it to finish")
             deadline = None if timeout is None else time.monotonic() + timeout
             while True:
                 try:
@@ -55,12 +56,15 @@ class SyncLock:
                 except BlockingIOError:
                     if deadline is not None and time.monotonic() > deadline:
                         os.close(fd)
-                        raise SyncBusyError(f"Another sync of this workspace is still running{holder} "
+                        raise SyncBusyError(f"{self._what()} is still running{holder} "
                                             f"after {timeout:.0f} s; try again later.") from None
                     time.sleep(0.1)
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._fd = fd
+
+    def _what(self) -> str:
+        return self.what[:1].upper() + self.what[1:]
 
     def release(self) -> None:
         if self._fd is not None:

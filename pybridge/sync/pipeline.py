@@ -27,7 +27,7 @@ from typing import Any, Callable
 from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts
 from pybridge.store import GenerationInfo, Reader, Staging, Store
-from pybridge.store.store import configured_keep
+from pybridge.store.store import Sibling, configured_keep
 from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
 from pybridge.sync.diskfull import names_full_disk
@@ -43,11 +43,21 @@ from pybridge.sync.meta import (
 )
 from pybridge.sync.oversized import has_oversized, stage_oversized
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, environment, plan, visibility
+from pybridge.sync.state import StoreLocation, state_dir_for
 from pybridge.sync.state import prepare as prepare_state
-from pybridge.sync.state import state_dir_for, store_path
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
-from pybridge.workspace import AUTO, BuildSystem, ClasspathResult, Limitation, Module, Workspace, ignored, select
+from pybridge.workspace import (
+    AUTO,
+    BuildSystem,
+    ClasspathResult,
+    Limitation,
+    Module,
+    SiblingCheckout,
+    Workspace,
+    ignored,
+    select,
+)
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
@@ -181,14 +191,18 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     """
     run = _Run(Path(root).resolve(), progress or (lambda _event: None), time.perf_counter())
     run.state = state_dir_for(run.root, state_dir)
-    prepare_state(run.state, run.root)    # 0700, bound to this root (refuses another), its key secret
+    # 0700, bound to this root (refuses another), its key secret; its store: its own, or the one
+    # its repository's checkouts share (pybridge.sync.state)
+    location = prepare_state(run.state, run.root)
     lock = SyncLock(run.state)
     lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
     own_worker = worker is None
     starter: _Starter | None = None
     try:
         system = select(run.root, build_tool)
-        with Store.open(store_path(run.state), keep=_keep_default() if keep is None else keep) as store:
+        with _repository_lock(run, location, wait), \
+                Store.open(location.path, keep=_keep_default() if keep is None else keep,
+                           checkout=location.checkout, state_dir=run.state) as store:
             # We hold the sync lock: the current generation cannot change until we publish.
             previous = store.current_generation()
             if worker is None:
@@ -201,13 +215,27 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
             snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
             run.timings["fingerprint"] = time.perf_counter() - run.t0
+            if location.shared:     # a removed worktree's generations hold nothing another uses
+                store.forget([s.checkout for s in store.siblings() if not Path(s.checkout).is_dir()])
+            # A checkout's first sync starts from the nearest sibling checkout's generation.
+            origin = _nearest_sibling(store, snap) if previous is None and not force else None
+            if origin is not None:
+                previous = origin.generation
+                run.say({"phase": "plan", "message": f"starting from generation {previous.number} of the "
+                                                     f"checkout {origin.checkout} (same repository)"})
+            sibling_root = _root_of(origin)
+            sibling = None
+            if origin is not None and sibling_root is not None:
+                sibling = SiblingCheckout(sibling_root, Path(origin.state_dir) if origin.state_dir else None)
             classpaths = _resolve(run, system, workspace, snap, previous, worker, allow_online, maven_timeout,
-                                  starter)
+                                  starter, sibling)
             inputs = _inputs(run, system, workspace, snap, classpaths, previous)
-            reader = store.reader() if previous is not None else None
+            reader = None
+            if previous is not None:
+                reader = store.reader(previous.number, origin.checkout) if origin is not None else store.reader()
             try:
-                todo = _plan(run, inputs, previous, reader, force)
-                if todo.unchanged:
+                todo = _plan(run, inputs, previous, reader, force, origin)
+                if todo.unchanged and origin is None:
                     return _unchanged(run, store, previous, snap, inputs)
                 _settle_agents(worker, inputs, classpaths)
                 meta = _begun(run, inputs)
@@ -291,9 +319,11 @@ class _Staged:
 
 def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
              previous: GenerationInfo | None, worker: Worker, allow_online: bool,
-             maven_timeout: float, starter: _Starter | None) -> dict[Job, ClasspathResult]:
-    """Classpaths from the build tool; meanwhile a JVM starts and warms up when sources or build
-    files changed (`starter`: one that `_early_start` started already)."""
+             maven_timeout: float, starter: _Starter | None,
+             sibling: SiblingCheckout | None = None) -> dict[Job, ClasspathResult]:
+    """Classpaths from the build tool (or a sibling checkout's, when its build files are the same);
+    meanwhile a JVM starts and warms up when sources or build files changed (`starter`: one that
+    `_early_start` started already)."""
     t = time.perf_counter()
     if starter is not None:         # started before `load`, which is over
         starter.resolved.set()
@@ -318,7 +348,7 @@ def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapsho
 
     try:
         classpaths = system.resolve(workspace, run.state, allow_online=allow_online, timeout=maven_timeout,
-                                    progress=maven_progress)
+                                    progress=maven_progress, sibling=sibling)
     finally:
         resolved = time.perf_counter()
         if starter is not None:
@@ -381,20 +411,78 @@ def _relpath(root: Path, path: Path) -> str:
 
 
 def _plan(run: _Run, inputs: _Inputs, previous: GenerationInfo | None, reader: Reader | None,
-          force: bool) -> Plan:
-    """Which files the first indexing round takes (the planner's module doc says why)."""
+          force: bool, origin: Sibling | None = None) -> Plan:
+    """Which files the first indexing round takes (the planner's module doc says why). From a
+    sibling checkout's generation (`origin`), the environments are compared as if this checkout's
+    paths were the sibling's: what differs then is what differs in content."""
     t = time.perf_counter()
+    envs_now = inputs.envs
+    if origin is not None:
+        sibling_root = _root_of(origin)
+        envs_now = _envs_moved(inputs, run.root, sibling_root) if sibling_root is not None else {}
     sha = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
     indexer_changed = previous is not None and previous.snapshot.get("indexer_version") != INDEXER_VERSION
     envs = GenerationMeta.of(previous).environments if previous is not None else None
     previous_envs = dict(envs) if envs is not None else None
     oversized = {rel: inputs.snap.files[rel][2] for rel in inputs.snap.oversized}
-    todo = plan(inputs.files, sha, inputs.envs, inputs.build_changed, reader, previous_envs, force=force,
+    todo = plan(inputs.files, sha, envs_now, inputs.build_changed, reader, previous_envs, force=force,
                 indexer_changed=indexer_changed, oversized=oversized,
                 was_oversized=previous.snapshot.get("oversized") or {} if previous is not None else ())
     faults.hit("sync.planned")
     run.timings["plan"] = time.perf_counter() - t
     return todo
+
+
+def _envs_moved(inputs: _Inputs, root: Path, other: Path) -> dict[Job, str]:
+    """Each job's environment fingerprint with every path under `root` spelled under `other` (a
+    sibling checkout's root). A classpath entry inside the root keeps this checkout's stats, so
+    it matches the sibling's only when its size and mtime do too."""
+    def move(path: Path | str) -> Path:
+        try:
+            return other / Path(path).relative_to(root)
+        except ValueError:
+            return Path(path)
+
+    stats = {str(move(key)): value for key, value in inputs.snap.classpath.items()}
+    return {job: environment(replace(cp, classpath=tuple(map(move, cp.classpath)),
+                                     sourcepath=tuple(map(move, cp.sourcepath))), module.encoding, stats)
+            for job, (module, cp) in inputs.jobs.items()}
+
+
+def _root_of(origin: Sibling | None) -> Path | None:
+    root = GenerationMeta.of(origin.generation).root if origin is not None else None
+    return Path(root) if root else None
+
+
+def _nearest_sibling(store: Store, snap: snapshots.Snapshot) -> Sibling | None:
+    """The sibling checkout (same repository, same store) whose current generation differs from
+    this checkout's sources in the fewest files, among those of this indexer version; None when
+    there is none. Files are compared by path (relative to each root) and content hash."""
+    best: tuple[int, Sibling] | None = None
+    for sibling in store.siblings():
+        if sibling.generation.snapshot.get("indexer_version") != INDEXER_VERSION:
+            continue
+        theirs = sibling.generation.snapshot.get("files") or {}
+        differ = sum(1 for rel, entry in snap.files.items()
+                     if (theirs.get(rel) or [None])[-1] != entry[-1]) + len(theirs.keys() - snap.files.keys())
+        if best is None or differ < best[0]:
+            best = (differ, sibling)
+    return best[1] if best is not None else None
+
+
+@contextmanager
+def _repository_lock(run: _Run, location: StoreLocation, wait: bool) -> Iterator[None]:
+    """Checkouts sharing a store sync one at a time (the store has one writer): the repository's
+    sync lock, held from planning to publishing (after the checkout's own lock: one order)."""
+    if location.repository is None:
+        yield
+        return
+    lock = SyncLock(location.repository, what="a sync of another checkout of this repository")
+    lock.acquire(wait=wait, say=lambda msg: run.say({"phase": "lock", "message": msg}))
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: snapshots.Snapshot,

@@ -13,6 +13,27 @@ sync records the root in `<state>/workspace.json`, and a sync or query of
 another root with that folder is refused with an `StateFolderError` that
 says what to do. The folder is made 0700 and the files pybridge writes in
 it 0600 (the store's facts and the key secret are nobody else's business).
+
+Checkouts of one repository share one store (DESIGN section 5, issue 27).
+A workspace whose root lies in a git checkout (a worktree, or the main
+checkout) and whose state folder is the default one gets, at its first sync,
+a store in the *repository's* state folder,
+`<parent>/repositories/<name>-<hash of the git common dir and the root's
+path inside the checkout>/store.sqlite`, where `<parent>` is the parent the
+default folders live under. Every checkout of that repository (the same git
+common directory, the same subfolder) is a checkout of that store: file
+versions, facts and symbols stored once, while each keeps its own state
+folder with its key secret (keys and cursors stay per checkout), its sync
+lock, its Maven scratch files, and in the store its own generations and
+current pointer. Why there: the repository folder outlives any one checkout
+(removing a worktree and its state folder leaves its siblings' store whole),
+and it is found from any checkout without a registry (the common directory
+names it). `workspace.json` records the decision (`store`, `checkout`), so a
+folder keeps its store for good. A state folder named explicitly
+(`--state-dir`) keeps its own store, as does a workspace outside git, one
+whose state folder already has a store (an older pybridge's: it keeps
+working as it is; delete the folder to join the repository's store), and
+every workspace when `PYBRIDGE_SHARE_CHECKOUTS=0`.
 """
 
 from __future__ import annotations
@@ -23,7 +44,8 @@ import json
 import os
 import re
 import secrets
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 import platformdirs
 
@@ -33,6 +55,10 @@ OWNER_FILE = "workspace.json"
 SECRET_FILE = "secret"
 SECRET_LEN = 32
 STATE_ENVS = ("PYBRIDGE_STATE_DIR", "PYBRIDGE_STATE_HOME")
+SHARE_ENV = "PYBRIDGE_SHARE_CHECKOUTS"
+STORE_FILE = "store.sqlite"
+REPOSITORIES = "repositories"
+OWN_CHECKOUT = ""     # the checkout name of a store of one workspace (pybridge.store.store.OWN)
 
 
 class StateFolderError(PybridgeError):
@@ -41,13 +67,96 @@ class StateFolderError(PybridgeError):
     code = "invalid_argument"
 
 
+def state_parent() -> Path:
+    """The folder the default state folders live in: PYBRIDGE_STATE_DIR, else the user cache."""
+    base = next((os.environ[name] for name in STATE_ENVS if os.environ.get(name)), None)
+    return Path(base or platformdirs.user_cache_dir("pybridge")).resolve()
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name) or "workspace"
+
+
 def default_state_dir(root: Path) -> Path:
     root = Path(root).resolve()
-    base = next((os.environ[name] for name in STATE_ENVS if os.environ.get(name)), None)
-    base = base or platformdirs.user_cache_dir("pybridge")
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name) or "workspace"
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    return Path(base).resolve() / f"{slug}-{digest}"
+    return state_parent() / f"{_slug(root.name)}-{digest}"
+
+
+@dataclass(frozen=True)
+class Repository:
+    """The git repository a workspace root is checked out from."""
+
+    common_dir: Path      # the git common directory (shared by all worktrees of the repository)
+    top: Path             # the top folder of this checkout (where its `.git` is)
+    subpath: str          # the workspace root inside the checkout ('' at the top)
+
+    def state_dir(self) -> Path:
+        """The repository's state folder: where its checkouts' shared store lives."""
+        name = self.common_dir.parent.name if self.common_dir.name == ".git" else self.common_dir.name
+        name = name.removesuffix(".git") or "repository"
+        if self.subpath:
+            name += "-" + PurePosixPath(self.subpath).name
+        digest = hashlib.sha256(f"{self.common_dir}\0{self.subpath}".encode()).hexdigest()[:12]
+        return state_parent() / REPOSITORIES / f"{_slug(name)}-{digest}"
+
+
+def git_repository(root: Path) -> Repository | None:
+    """The repository `root` is checked out from, read from the `.git` folder or file found
+    upward (a worktree's `.git` file names its git dir, whose `commondir` names the shared one);
+    no git process. None outside git, or when what `.git` says cannot be read."""
+    root = Path(root).resolve()
+    for top in (root, *root.parents):
+        dot = top / ".git"
+        try:
+            if dot.is_dir():
+                gitdir = dot
+            elif dot.is_file():
+                text = dot.read_text(encoding="utf-8", errors="replace").strip()
+                if not text.startswith("gitdir:"):
+                    return None
+                gitdir = (top / text[len("gitdir:"):].strip()).resolve()
+            else:
+                continue
+            common = gitdir
+            pointer = gitdir / "commondir"
+            if pointer.is_file():
+                common = (gitdir / pointer.read_text(encoding="utf-8", errors="replace").strip()).resolve()
+            if not (common / "objects").is_dir():
+                return None
+        except OSError:
+            return None
+        subpath = root.relative_to(top).as_posix()
+        return Repository(common.resolve(), top, "" if subpath == "." else subpath)
+    return None
+
+
+@dataclass(frozen=True)
+class StoreLocation:
+    """Where a workspace's facts are stored."""
+
+    path: Path                  # the SQLite file
+    checkout: str               # its name in that store: OWN_CHECKOUT, or the root in a shared one
+    repository: Path | None     # the repository's state folder when shared (its sync lock lives there)
+
+    @property
+    def shared(self) -> bool:
+        return self.repository is not None
+
+
+def store_location(state: Path) -> StoreLocation:
+    """The store a state folder's workspace uses (read only; the first sync decides, `prepare`)."""
+    state = Path(state)
+    recorded = _owner_record(state)
+    store = recorded.get("store")
+    checkout = recorded.get("checkout")
+    if isinstance(store, str) and isinstance(checkout, str) and checkout:
+        return StoreLocation(Path(store), checkout, Path(store).parent)
+    return StoreLocation(store_path(state), OWN_CHECKOUT, None)
+
+
+def sharing_enabled() -> bool:
+    return os.environ.get(SHARE_ENV, "1").strip() != "0"
 
 
 def state_dir_for(root: Path, state_dir: Path | str | None = None) -> Path:
@@ -57,16 +166,21 @@ def state_dir_for(root: Path, state_dir: Path | str | None = None) -> Path:
 
 
 def store_path(state: Path) -> Path:
-    return state / "store.sqlite"
+    """The state folder's own store file (a shared checkout's is elsewhere: `store_location`)."""
+    return state / STORE_FILE
+
+
+def _owner_record(state: Path) -> dict[str, object]:
+    try:
+        data = json.loads((Path(state) / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def owner(state: Path) -> str | None:
     """The workspace root recorded in the state folder, or None (never synced, or older)."""
-    try:
-        data = json.loads((Path(state) / OWNER_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    root = data.get("root") if isinstance(data, dict) else None
+    root = _owner_record(state).get("root")
     return root if isinstance(root, str) else None
 
 
@@ -82,20 +196,36 @@ def check_owner(state: Path, root: Path) -> None:
             f"start it afresh for {root}.", state_dir=str(state), owner=recorded, root=str(root))
 
 
-def prepare(state: Path, root: Path) -> None:
-    """Before a sync writes: the folder exists (0700), is this workspace's, and has its secret."""
+def prepare(state: Path, root: Path) -> StoreLocation:
+    """Before a sync writes: the folder exists (0700), is this workspace's, and has its secret;
+    returns where its store is (decided at the first sync, and recorded: the module doc)."""
     state = Path(state)
+    root = Path(root).resolve()
     check_owner(state, root)
     state.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(state, 0o700)
     if owner(state) is None:
-        _write_private(state / OWNER_FILE, json.dumps({"root": str(Path(root).resolve())}).encode())
+        _write_private(state / OWNER_FILE, json.dumps({"root": str(root)}).encode())
     for name in ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite.lock",
                  "sync.lock", OWNER_FILE, SECRET_FILE):
         path = state / name
         if path.is_file() and not path.is_symlink():   # stores written before files were 0600
             os.chmod(path, 0o600)
     load_secret(state)
+    location = store_location(state)
+    if location.shared or store_path(state).exists():
+        return location
+    repository = git_repository(root) if sharing_enabled() and state.resolve() == default_state_dir(root) else None
+    if repository is None:
+        return location
+    folder = repository.state_dir()
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not (folder / "repository.json").exists():
+        _write_private(folder / "repository.json", json.dumps(
+            {"git_common_dir": str(repository.common_dir), "subpath": repository.subpath}).encode())
+    _replace_private(state / OWNER_FILE, json.dumps(
+        {"root": str(root), "store": str(folder / STORE_FILE), "checkout": str(root)}).encode())
+    return store_location(state)
 
 
 def load_secret(state: Path, create: bool = True) -> bytes:
@@ -122,6 +252,18 @@ def _read_plain(path: Path) -> bytes:
             return f.read(SECRET_LEN + 1)
     finally:
         os.close(fd)
+
+
+def _replace_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` (0600) through a temporary file renamed over it."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
 
 
 def _write_private(path: Path, data: bytes) -> None:

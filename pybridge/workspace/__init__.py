@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .buildsystem import BuildSystem, Key, Progress, Wording
+from .buildsystem import BuildSystem, Key, Progress, SiblingCheckout, Wording
 from .model import (
     SCOPES,
     CandidateRoots,
@@ -54,6 +54,7 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
 
 
 __all__ = [
+    "SiblingCheckout",
     "AUTO", "BUILD_SYSTEMS", "SCOPES",
     "BuildSystem", "CandidateRoots", "ClasspathResult", "Dependency", "Key", "Limitation",
     "Module", "ModuleCycleError", "Progress", "Scope", "SiblingDep", "Wording", "Workspace", "by_name",

@@ -54,6 +54,15 @@ Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
+class SiblingCheckout:
+    """Another checkout of the same repository (a git worktree), whose cached resolution may serve
+    this one when every build input but the checkout's place is the same."""
+
+    root: Path
+    state_dir: Path | None      # its state folder (where its resolution is cached), when known
+
+
+@dataclass(frozen=True)
 class Wording:
     """How a build system's users are told to act, in the messages neutral code writes."""
 
@@ -90,10 +99,12 @@ class BuildSystem(Protocol):
 
     def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
                 progress: Progress | None = None, env: Mapping[str, str] | None = None,
-                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+                use_cache: bool = True, sibling: SiblingCheckout | None = None) -> dict[Key, ClasspathResult]:
         """Every (module id, scope) of every module with sources: classpath, sourcepath, release,
         processor path, limitations. Build problems are limitations; only an unwritable state
-        folder raises (WorkspaceError)."""
+        folder raises (WorkspaceError). `sibling`: another checkout of the same repository whose
+        cached resolution may serve, moved to this root, when every input but the checkout's
+        place is the same (a build system may ignore it)."""
         ...
 
     def inputs(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..buildsystem import Key, Progress, Wording
+from ..buildsystem import Key, Progress, SiblingCheckout, Wording
 from ..lombok import newest
 from ..model import ClasspathResult, Workspace
 from ..userdirs import cache_home
@@ -127,7 +127,8 @@ class GradleBuildSystem:
 
     def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
                 progress: Progress | None = None, env: Mapping[str, str] | None = None,
-                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+                use_cache: bool = True, sibling: SiblingCheckout | None = None) -> dict[Key, ClasspathResult]:
+        # `sibling` is not used: a Gradle model names the checkout's paths throughout; Gradle runs here.
         model = self.model(workspace) if use_cache else None
         if model is None:
             model = resolve_gradle(workspace.root, state_dir, allow_online=allow_online, timeout=timeout, env=env,

@@ -16,6 +16,13 @@ version range; `use_cache=False` resolves afresh.
 
 `input_files` lists the same files (the POMs, then the others), so that the
 key and `MavenBuildSystem.inputs` cannot disagree.
+
+`cache_key(..., moved_to=OTHER)` is the key the same files would have if the
+workspace were at the root OTHER (another checkout of the same repository):
+the paths under the root are spelled under OTHER, every byte is read here. It
+equals the key OTHER's own resolution was cached under exactly when every
+input is the same but for where the checkout is, so OTHER's classpaths, moved
+to this root, are this workspace's (`classpath.resolve_classpaths`).
 """
 
 from __future__ import annotations
@@ -49,8 +56,17 @@ def input_files(workspace: Workspace, mvn: str | None, env: Mapping[str, str]) -
     return poms, others
 
 
-def cache_key(workspace: Workspace, allow_online: bool, mvn: str | None, env: Mapping[str, str]) -> str:
+def cache_key(workspace: Workspace, allow_online: bool, mvn: str | None, env: Mapping[str, str],
+              moved_to: Path | None = None) -> str:
     h = hashlib.sha256()
+
+    def spelled(path: Path) -> Path:
+        if moved_to is None:
+            return path
+        try:
+            return moved_to / path.relative_to(workspace.root)
+        except ValueError:
+            return path
 
     def add(label: str, data: bytes) -> None:
         h.update(f"{label}\0{len(data)}\0".encode())
@@ -58,11 +74,11 @@ def cache_key(workspace: Workspace, allow_online: bool, mvn: str | None, env: Ma
 
     def add_file(path: Path) -> None:
         try:
-            add(str(path), path.read_bytes())
+            add(str(spelled(path)), path.read_bytes())
         except OSError:
-            add(str(path), b"<absent>")
+            add(str(spelled(path)), b"<absent>")
 
-    add("meta", json.dumps([VERSION, HELP_PLUGIN, DEPENDENCY_PLUGIN, str(workspace.root), allow_online, mvn,
+    add("meta", json.dumps([VERSION, HELP_PLUGIN, DEPENDENCY_PLUGIN, str(spelled(workspace.root)), allow_online, mvn,
                             [env.get(k) for k in ("JAVA_HOME", "MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_BASEDIR")]]).encode())
     poms, others = input_files(workspace, mvn, env)
     names: set[str] = set()

@@ -62,7 +62,8 @@ from pathlib import Path
 
 from pybridge.errors import WorkspaceError
 
-from ..buildsystem import Key, Progress
+from ..buildsystem import Key, Progress, SiblingCheckout
+from ..cache import Cached
 from ..cache import load as load_cache
 from ..cache import store as store_cache
 from ..model import ClasspathResult, Dependency, Limitation, Module, Workspace
@@ -103,7 +104,7 @@ from .xmlread import PomError, is_file, parse_xml
 def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
                        timeout: float = 300, progress: Progress | None = None,
                        mvn_executable: str | None = None, env: Mapping[str, str] | None = None,
-                       use_cache: bool = True) -> dict[Key, ClasspathResult]:
+                       use_cache: bool = True, sibling: SiblingCheckout | None = None) -> dict[Key, ClasspathResult]:
     """Classpath, sourcepath, limitations and release for every (module id, scope)
     of every module with sources.
 
@@ -111,6 +112,9 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     cache to `<state_dir>/classpath-cache.json` and to the user's shared
     cache folder (see `pybridge.workspace.cache`; `use_cache` False ignores both but still
     refreshes them).
+    `sibling`: another checkout of the same repository; when nothing is cached for this root, its
+    cached resolution (its state folder's, or the shared entry) is used if every input but the
+    checkout's place is the same (`cachekey`), its paths under its root moved to this one.
     `mvn_executable` and `env` default to `mvn` on the PATH of `os.environ`.
     Each Maven run is limited to `timeout` seconds. `progress` receives one
     sentence per step. Maven problems never raise; a state folder that cannot
@@ -128,11 +132,21 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
     key = cache_key(workspace, allow_online, runner.find(), dict(os.environ if env is None else env))
     cache_file = state_root / "classpath-cache.json"
     cached = load_cache(cache_file, key) if use_cache else None
+    moved = False
+    if cached is None and use_cache and sibling is not None and sibling.root != workspace.root:
+        cached = _from_sibling(workspace, sibling, cache_key(
+            workspace, allow_online, runner.find(), dict(os.environ if env is None else env), moved_to=sibling.root))
+        moved = cached is not None
     try:
         if cached is not None:
             classpaths, releases = cached.classpaths, cached.releases
             failures: dict[Key, str] = {}
-            if cached.shared:
+            if moved:
+                assert sibling is not None
+                say(f"The build files are those of the checkout at {sibling.root}: using its resolved "
+                    f"classpaths, moved to this checkout")
+                store_cache(cache_file, key, classpaths, releases)
+            elif cached.shared:
                 say("The POMs did not change since they were last resolved: using the classpaths cached by "
                     "another state folder")
                 store_cache(cache_file, key, classpaths, releases, shared=False)
@@ -148,6 +162,26 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
                              "choose another folder with --state-dir.") from None
 
     return _results(workspace, modules, classpaths, failures, releases)
+
+
+def _from_sibling(workspace: Workspace, sibling: SiblingCheckout, key: str) -> Cached | None:
+    """The classpaths cached for the sibling checkout under `key` (this workspace's inputs as if
+    there), with its paths moved to this root; None when not cached or a moved path is missing."""
+    folder = sibling.state_dir if sibling.state_dir is not None else sibling.root / ".no-state-folder"
+    found = load_cache(folder / "classpath-cache.json", key)
+    if found is None:
+        return None
+
+    def moved(path: Path) -> Path:
+        try:
+            return workspace.root / path.relative_to(sibling.root)
+        except ValueError:
+            return path
+
+    classpaths = {k: [moved(p) for p in cp] for k, cp in found.classpaths.items()}
+    if not all(p.exists() for cp in classpaths.values() for p in cp):
+        return None
+    return Cached(classpaths, found.releases, shared=True)
 
 
 def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Key, list[Path]],

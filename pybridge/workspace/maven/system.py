@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..buildsystem import Key, Progress, Wording
+from ..buildsystem import Key, Progress, SiblingCheckout, Wording
 from ..library import coordinates, local_sources_jar
 from ..lombok import LOMBOK, newest
 from ..model import ClasspathResult, Workspace
@@ -62,9 +62,9 @@ class MavenBuildSystem:
 
     def resolve(self, workspace: Workspace, state_dir: Path, *, allow_online: bool = True, timeout: float = 300,
                 progress: Progress | None = None, env: Mapping[str, str] | None = None,
-                use_cache: bool = True) -> dict[Key, ClasspathResult]:
+                use_cache: bool = True, sibling: SiblingCheckout | None = None) -> dict[Key, ClasspathResult]:
         return resolve_classpaths(workspace, state_dir, allow_online=allow_online, timeout=timeout,
-                                  progress=progress, env=env, use_cache=use_cache)
+                                  progress=progress, env=env, use_cache=use_cache, sibling=sibling)
 
     def inputs(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
         env = os.environ if env is None else env
