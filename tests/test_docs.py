@@ -90,9 +90,11 @@ def _code_variables() -> set[str]:
 
 
 def _source(*folders: str) -> str:
+    """The code of the folders; not bench/work, the benchmarks' cache of workspaces and state folders
+    (a state folder's `secret` is binary)."""
     return "\n".join(_text(p) for f in folders for p in sorted((ROOT / f).rglob("*"))
                      if p.is_file() and p.suffix in ("", ".py", ".sh") and "__pycache__" not in p.parts
-                     and not p.name.startswith("."))
+                     and not p.name.startswith(".") and not p.is_relative_to(ROOT / "bench" / "work"))
 
 
 def _pages() -> dict[str, str]:
