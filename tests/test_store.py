@@ -687,7 +687,11 @@ def test_the_main_queries_are_index_lookups_not_scans(workspace, monkeypatch):
                  for sql, params in seen]
     for sql, plan in plans:
         details = [row[-1] for row in plan]
-        scans = [d for d in details if d.startswith("SCAN") and "CONSTANT ROW" not in d]
+        # a subquery the plan builds from index lookups (`reference_files`: references counted per
+        # file from refs_by_target) is read whole: its rows are the symbol's files, not a table
+        built = {d.split()[-1] for d in details if d.startswith(("CO-ROUTINE", "MATERIALIZE"))}
+        scans = [d for d in details if d.startswith("SCAN") and "CONSTANT ROW" not in d
+                 and d.split()[-1] not in built]
         assert scans == [], (sql, details)
 
 
