@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -337,6 +338,32 @@ def test_the_sweep_hashes_a_file_whose_size_and_mtime_were_kept_and_only_then(tr
     assert changes(snap) == []          # the inode changed, the bytes are back: nothing to sync
 
 
+_OPENED: list[str] | None = None      # while a list: the paths the audit hook saw opened
+
+
+def _record_opens(event: str, args: tuple) -> None:
+    if event == "open" and _OPENED is not None and isinstance(args[0], str):
+        _OPENED.append(args[0])
+
+
+sys.addaudithook(_record_opens)
+
+
+def test_the_sweep_right_after_a_copy_reads_no_file_whose_inode_kept_its_ctime(tree):
+    """A snapshot taken right after a copy or checkout records each file's ctime: the sweep hashes
+    none of them (a clock margin made every file changed in the second before the sync suspect)."""
+    global _OPENED
+    snap = take(load_workspace(tree))
+    assert set(snap.ctimes) == set(snap.files) | set(snap.build_files)
+    _OPENED = []
+    try:
+        assert changes(snap) == []
+        opened = list(_OPENED)
+    finally:
+        _OPENED = None
+    assert [p for p in opened if p.endswith((".java", ".xml"))] == []
+
+
 def test_the_sweep_sees_a_new_source_root_a_generated_one_and_a_root_replaced_by_a_link(tree):
     snap = take(load_workspace(tree))
     assert "service/src/test/java" in snap.places and snap.places["service/src/test/java"] == []
@@ -521,11 +548,11 @@ def test_a_catch_up_that_fails_while_files_change_under_it_runs_again_instead_of
 
 
 def test_a_generation_from_before_places_were_recorded_is_synced_once_and_then_sees_a_new_root(reactor):
-    """A store synced by an earlier pybridge: its snapshot lacks `places` and `taken_ns`, so a stat
+    """A store synced by an earlier pybridge: its snapshot lacks `places` and `ctimes`, so a stat
     comparison could not see a new source root; the first catch-up syncs, and the snapshot has them."""
     root, home = reactor
     current = _current(root, home)
-    old = {k: v for k, v in current.snapshot.items() if k not in ("places", "taken_ns")}
+    old = {k: v for k, v in current.snapshot.items() if k not in ("places", "ctimes")}
     with Store.open(store_path(home_state(root, home))) as store:
         store.refresh_generation(current.number, old, {})
     assert "places" not in _current(root, home).snapshot

@@ -8,10 +8,12 @@ import inspect
 import json
 import logging
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ import httpx2
 import pydantic_core
 import pytest
 
+from pybridge.mcp import sdkstate
 from pybridge.mcp.transport import BAD_ID, BATCH, Guard, build_http_app, classify_line, mcp_url
 from pybridge.query import TOOL_NAMES, Facade
 from pybridge.sync import sync
@@ -369,6 +372,23 @@ def test_canary_the_sdk_parses_http_bodies_with_pydantic_core_and_its_depth_limi
     assert pydantic_core.from_json(nested_call(SDK_JSON_DEPTH))["id"] == 9
     with pytest.raises(ValueError, match="recursion limit exceeded"):
         pydantic_core.from_json(nested_call(SDK_JSON_DEPTH + 1))
+
+
+def test_canary_the_pinned_sdk_is_the_one_whose_private_state_the_fast_path_reads():
+    """The fast path reads the SDK's private state (`pybridge/mcp/sdkstate.py`). This fails when
+    pyproject.toml pins another `mcp`: check sdkstate's reads against the new SDK's session manager
+    and transport, then move `sdkstate.PINNED_SDK` to the new pin."""
+    pins = [d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+            if d.replace(" ", "").startswith("mcp==")]
+    assert pins == [f"mcp=={sdkstate.PINNED_SDK}"]
+    assert sdkstate.installed_sdk() == sdkstate.PINNED_SDK
+
+
+def test_only_sdkstate_reads_the_sdks_private_state():
+    private = re.compile(r"\._(server_instances|session_owners|requests_in_flight|idle_timeout)\b")
+    readers = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pybridge").rglob("*.py")
+                     if private.search(p.read_text(encoding="utf-8")))
+    assert readers == ["pybridge/mcp/sdkstate.py"]
 
 
 def test_a_deeply_nested_body_gets_the_same_answer_on_both_paths(either_path):

@@ -15,6 +15,7 @@ import shutil
 import pytest
 
 from pybridge.query import Facade
+from pybridge.query.source import Sources
 from pybridge.sync import sync
 
 PATH = "src/main/java/com/acme/kitchen/Size.java"
@@ -77,3 +78,12 @@ def test_an_outline_is_built_once_per_file_version_and_anew_after_an_edit(facade
         source.write_text(text, encoding="utf-8")
     assert "public String lbl()" in str(after["declarations"])      # read from the edited file
     assert "public String lbl()" not in str(first["declarations"])
+
+
+def test_the_source_line_cache_adds_nothing_to_a_full_collection(samples):
+    """A file's cached lines are a tuple of strings, which the collector stops tracking: a list
+    made every full collection walk every cached line (on a 1,700-file reactor, 66 ms)."""
+    lines = Sources(samples / "kitchen-sink").lines(PATH)
+    assert lines is not None and len(lines) > 1
+    gc.collect()
+    assert not gc.is_tracked(lines)

@@ -452,7 +452,8 @@ class LiveIndex:
             number, snapshot = current
             try:
                 snap = Snapshot.from_json(t.root, snapshot)
-                # a snapshot older than `places` cannot see a new source root: one sync brings it up to date
+                # a snapshot older than `places` and `ctimes` cannot see a new source root or a kept-stat
+                # edit: one sync brings it up to date
                 if not snap.legacy and not changes(snap, limit=1):
                     return {"outcome": "unchanged", "generation": number}, None
             except Exception:  # an unreadable snapshot: let the sync decide

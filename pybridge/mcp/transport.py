@@ -64,9 +64,9 @@ import anyio.to_thread
 import mcp_types as types
 import pydantic_core
 from mcp.shared.message import SessionMessage
-from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from pybridge.mcp import sdkstate
 from pybridge.mcp.gcpace import PACER, freeze_startup
 from pybridge.mcp.handshake import MAX_LINE, EarlyWire, read_line, write_all
 from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
@@ -629,9 +629,10 @@ class FastCalls:
     response (`model_dump_json(by_alias=True, exclude_unset=True)` of the same CallToolResult)
     and the same headers. The app parsed the body with the SDK's own parser, so what the SDK
     cannot parse (nesting deeper than it allows, a lone surrogate escape) never gets here. The
-    session's idle countdown restarts as the SDK's would. Anything else (another method, a sync,
-    a wait for the live index, a stale session) goes to the SDK with the body replayed, so its
-    answers and errors are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
+    session's idle countdown restarts as the SDK's would. The SDK's private state it needs is read
+    in `pybridge.mcp.sdkstate` alone, and only from the pinned SDK version. Anything else (another
+    method, a sync, a wait for the live index, a stale session) goes to the SDK with the body
+    replayed, so its answers and errors are unchanged. `PYBRIDGE_HTTP_FAST=0` turns this off.
     """
 
     def __init__(self, manager: StreamableHTTPSessionManager, facade: Facade, known: set[str]) -> None:
@@ -642,10 +643,8 @@ class FastCalls:
 
     @staticmethod
     def usable(manager: StreamableHTTPSessionManager) -> bool:
-        """Whether this SDK has what the fast path reads (it is pinned; a new one may not)."""
-        return os.environ.get("PYBRIDGE_HTTP_FAST", "1") != "0" and isinstance(
-            getattr(manager, "_server_instances", None), dict) and isinstance(
-            getattr(manager, "_session_owners", None), dict)
+        """Whether the fast path is on and this SDK is the one whose state it reads (`sdkstate`)."""
+        return os.environ.get("PYBRIDGE_HTTP_FAST", "1") != "0" and sdkstate.supported(manager)
 
     async def serve(self, scope: Scope, send: Send, headers: RequestHeaders, raw: Any) -> bool:
         """Answer the request whose body parsed to `raw` (True), or leave it to the SDK (False)."""
@@ -655,11 +654,8 @@ class FastCalls:
         if version is None or version not in HANDSHAKE_PROTOCOL_VERSIONS:
             return False          # the version the answer is shaped for must be the session's
         sid = headers.get("mcp-session-id") or ""
-        transport = self.manager._server_instances.get(sid) if sid else None
-        if (transport is None or self.manager._session_owners.get(sid) is not None
-                or transport.is_terminated or transport.idle_scope is None
-                or transport.idle_scope.cancel_called or transport.mcp_session_id != sid
-                or not isinstance(getattr(transport, "_requests_in_flight", None), int)):
+        session = sdkstate.open_session(self.manager, sid)
+        if session is None:
             return False
         media = (headers.get("content-type") or "").split(";")[0].strip().lower()
         if media != "application/json" or "application/json" not in (headers.get("accept") or "").lower():
@@ -672,8 +668,7 @@ class FastCalls:
             (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
             (b"mcp-session-id", sid.encode("latin-1"))]})
         await send({"type": "http.response.body", "body": payload})
-        if not transport._requests_in_flight and transport._idle_timeout is not None:
-            transport.idle_scope.deadline = anyio.current_time() + transport._idle_timeout
+        session.restart_idle_countdown()
         self.served += 1
         return True
 
@@ -692,8 +687,7 @@ class FastCalls:
         if result is None:
             return None
         # shaped for the session's protocol version exactly as the SDK's runner shapes it
-        shaped = methods.serialize_server_result("tools/call", version, result.model_dump(
-            by_alias=True, mode="json", exclude_none=True))
+        shaped = sdkstate.shaped_result(version, result.model_dump(by_alias=True, mode="json", exclude_none=True))
         response = types.JSONRPCResponse(jsonrpc="2.0", id=rid, result=shaped)
         try:
             return response.model_dump_json(by_alias=True, exclude_unset=True)

@@ -38,7 +38,7 @@ def library_header(v: View, info: SymbolInfo, *, allow_online: bool) -> Header |
     if found is None or found.span is None or found.name_span is None or info.kind is None:
         return None
     try:
-        lines = found.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = tuple(found.path.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
         return None
     return declaration_header(lines, found.span, found.name_span, info.kind)
@@ -61,7 +61,7 @@ def library_definitions(v: View, info: SymbolInfo, *, allow_online: bool) -> dic
     name, whole = found.name_span or top, found.span or top
     line = None
     try:
-        lines = found.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = tuple(found.path.read_text(encoding="utf-8", errors="replace").splitlines())
         line = lines[name.start_line] if name.start_line < len(lines) else None
     except OSError:
         pass

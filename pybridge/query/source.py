@@ -11,6 +11,9 @@
 - `Sources` reads the lines of source files that the published generation
   lists (never anything else), decoded with the module's encoding, split on
   `\\n`, `\\r\\n` and `\\r` as the compiler counts lines, and caches a few.
+  A file's lines are a tuple of strings: the collector stops tracking a tuple
+  of strings, so the cache (all of a 1,700-file reactor's 600,000 lines) adds
+  nothing to a full collection, which walked every line of a list in 66 ms.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ _CACHE_FILES = 2048
 _CACHE_BYTES = 48 * 2**20   # source bytes kept at most (the lines take about twice that in memory)
 MAX_CONTEXT = 1000   # characters of a source line shown as context
 SNIPPET_MAX = 100    # characters of a source line shown in a reference or call row
+Lines = tuple[str, ...]     # a file's lines, without line breaks
 
 
 def workspace_path(roots: tuple[str, ...], text: str) -> str:
@@ -53,7 +57,7 @@ def workspace_path(roots: tuple[str, ...], text: str) -> str:
     return rel
 
 
-def check_position(path: str, lines: list[str] | None, line: int, character: int) -> None:
+def check_position(path: str, lines: Lines | None, line: int, character: int) -> None:
     """The one check of an LSP position; raises invalid_argument naming the valid range."""
     if lines is None:
         if line < 0 or character < 0 or line > 2**31 or character > 2**31:
@@ -76,11 +80,11 @@ class Sources:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, tuple[tuple[int, int], list[str]]] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[tuple[int, int], Lines]] = OrderedDict()
         self._bytes = 0        # the file sizes of what the cache holds
         self._real: dict[str, Path] = {}
 
-    def lines(self, rel: str, encoding: str = "UTF-8") -> list[str] | None:
+    def lines(self, rel: str, encoding: str = "UTF-8") -> Lines | None:
         """The file's lines without line breaks; None when it cannot be read or
         resolves outside the workspace (a symlink pointing away)."""
         real = self._real.get(rel)
@@ -115,7 +119,7 @@ class Sources:
             text = data.decode("utf-8", errors="replace")
         if text.startswith("\ufeff"):
             text = text[1:]
-        lines = _LINE_BREAK.split(text)
+        lines = tuple(_LINE_BREAK.split(text))
         with self._lock:
             old = self._cache.pop(rel, None)
             if old is not None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from pybridge.facts import Span, codepoints, utf16_len
 
+from .source import Lines
+
 MODIFIER_WORDS = ("public", "protected", "private", "abstract", "static", "final", "sealed",
                   "non-sealed", "default", "synchronized", "native", "transient", "volatile",
                   "strictfp")
@@ -37,7 +39,7 @@ class Header:
     span: Span | None = None     # the declaration's whole range (a field's from its modifiers on)
 
 
-def span_text(lines: list[str], span: Span) -> str | None:
+def span_text(lines: Lines, span: Span) -> str | None:
     """The text a span covers (UTF-16 columns, as stored); None when out of the file."""
     if not 0 <= span.start_line <= span.end_line < len(lines):
         return None
@@ -175,13 +177,13 @@ def header(text: str, kind: str, name_offset: int | None) -> Header:
     return Header(javadoc, annotations, modifiers, signature)
 
 
-def _field_start(lines: list[str], name_span: Span) -> tuple[int, int] | None:
+def _field_start(lines: Lines, name_span: Span) -> tuple[int, int] | None:
     """Where a field's declaration starts when its stored range is only its fragment (`x = 1`
     of `private int x = 1;`): scanning back from the name over the type, modifiers,
     annotations and Javadoc to the `;`, `{` or `}` that ends what comes before."""
     first = max(0, name_span.start_line - 60)
     head = lines[name_span.start_line]
-    chunk = lines[first:name_span.start_line] + [head[:codepoints(head, name_span.start_char)]]
+    chunk = [*lines[first:name_span.start_line], head[:codepoints(head, name_span.start_char)]]
     text = "\n".join(chunk)
     i = len(text)
     start = 0
@@ -223,7 +225,7 @@ def _field_start(lines: list[str], name_span: Span) -> tuple[int, int] | None:
     return line, utf16_len(line_text[:col_cp])
 
 
-def declaration_header(lines: list[str] | None, span: Span, name_span: Span, kind: str) -> Header | None:
+def declaration_header(lines: Lines | None, span: Span, name_span: Span, kind: str) -> Header | None:
     """The header of a declaration from its file's lines; None when the text is unavailable."""
     if lines is None:
         return None

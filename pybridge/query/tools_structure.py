@@ -54,7 +54,7 @@ from .library_view import library_header
 from .paging import check_generation, cursor_offset, new_cursor, open_key
 from .registry import Call, tool
 from .results import Position, Range
-from .source import workspace_path
+from .source import Lines, workspace_path
 from .structure_models import (
     CallGraphArgs,
     CallGraphResult,
@@ -617,7 +617,7 @@ def _callees(v: View, frontier: list[int], scope: str | None,
 
 
 OUTLINES_KEPT = 128
-_OUTLINES: OrderedDict[tuple[str, int, str, int], tuple[list[str] | None, tuple[list[OutlineItem], int, bool]]] = \
+_OUTLINES: OrderedDict[tuple[str, int, str, int], tuple[Lines | None, tuple[list[OutlineItem], int, bool]]] = \
     OrderedDict()
 """The last outlines built, per workspace, generation, file and limit, each with the source lines it
 was read from (`Sources.lines` hands back the same list while the file is unchanged, so an edited

@@ -48,7 +48,7 @@ from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
 from .library import Origin, display_of, origin
-from .source import snippet
+from .source import Lines, snippet
 from .workspace import Served
 
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
@@ -144,6 +144,7 @@ class View:
         self._check: Check | None = None
         self._coords: dict[str, tuple[str, str]] | None = None
         self._decls: dict[int, DeclRow | None] = {}
+        self._lines: dict[tuple[str, str], Lines | None] = {}
 
     # freshness ---------------------------------------------------------------
 
@@ -254,7 +255,14 @@ class View:
     # references --------------------------------------------------------------
 
     def line_text(self, path: str, module: str, line: int) -> str | None:
-        return self.ws.sources.line(path, line, self.ws.encoding(self.gen, module))
+        """A source line; each file is read (or found in the source-line cache, which checks its
+        stat) once per call: a page of 100 references from a dozen files costs a dozen stats."""
+        key = (path, module)
+        if key in self._lines:
+            lines = self._lines[key]
+        else:
+            lines = self._lines[key] = self.ws.sources.lines(path, self.ws.encoding(self.gen, module))
+        return lines[line] if lines is not None and 0 <= line < len(lines) else None
 
     def generated_accessors(self, symbol_id: int) -> list[int]:
         """The generated getters and setters of a field (relation `generated_from`)."""

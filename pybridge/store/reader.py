@@ -14,6 +14,7 @@ scan of the generation.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -44,6 +45,10 @@ from .schema import (
 )
 
 SymbolArg = int | Iterable[int]
+
+FAST_PAGES = os.environ.get("PYBRIDGE_FAST_PAGES", "1") != "0"
+"""A page of references reads only the files that hold it (`Reader.references`); 0: every
+reference of the symbol is read and sorted for each page (the way before issue 27)."""
 
 _IN_GENERATION = (
     " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = {t}.file_version_id"
@@ -159,6 +164,14 @@ def _codes(kinds: Iterable[str] | None, codes: dict[str, int], what: str) -> lis
     return [codes[k] for k in kinds]
 
 
+def _check_after(after: Sequence[object]) -> str:
+    """The path of a row's sort key given as `after`; a StoreError when it is not one."""
+    if (not isinstance(after, (tuple, list)) or len(after) != 5 or not isinstance(after[0], str)
+            or not all(isinstance(v, int) for v in after[1:])):
+        raise StoreError(f"after must be a row's sort_key (path, line, char, kind, ord); got {after!r}.")
+    return after[0]
+
+
 def _limit(limit: int | None) -> int:
     if limit is None:
         return -1
@@ -175,6 +188,7 @@ class Reader:
         self._conn: sqlite3.Connection | None = conn
         self._release = release
         self.generation = generation
+        self._files: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
 
     def __enter__(self) -> Reader:
         return self
@@ -402,20 +416,34 @@ class Reader:
 
         Keyset pagination: pass the last row's `sort_key` as `after` for the
         rows that follow it; pages joined are the full, duplicate-free list.
+
+        A page (`limit` given) reads only the files it needs: `reference_files` lists the files
+        holding references in path order with their counts, and the rows are read from the first
+        files that hold `limit` of them past `after` (see `FAST_PAGES`).
         """
-        q = self._query()
-        q.within("r.target_id", _ids(symbol))
+        ids = _ids(symbol)
         codes = _codes(kinds, REF_KIND_CODES, "reference")
+        q = self._query()
+        q.within("r.target_id", ids)
         if codes is not None:
             q.within("r.kind", codes)
+        if limit is not None and FAST_PAGES:
+            start = _check_after(after) if after is not None else None
+            files = self._page_files(self.reference_files(ids, codes, module, scope), start, _limit(limit))
+            if not files:
+                return []
+            q.within("r.file_version_id", files)
         return self._ref_page(q, module, scope, after, limit)
 
     def count_references(self, symbol: SymbolArg, *, kinds: Iterable[str] | None = None,
                          module: str | None = None, scope: str | None = None) -> int:
         """How many references `references` would return without a limit."""
-        q = self._query()
-        q.within("r.target_id", _ids(symbol))
+        ids = _ids(symbol)
         codes = _codes(kinds, REF_KIND_CODES, "reference")
+        if FAST_PAGES:
+            return sum(n for _path, _fv, n in self.reference_files(ids, codes, module, scope))
+        q = self._query()
+        q.within("r.target_id", ids)
         if codes is not None:
             q.within("r.kind", codes)
         q.equal("f.module", module)
@@ -428,6 +456,48 @@ class Reader:
             f"{join} WHERE {q.sql()}",
             q.params,
         )[0][0])
+
+    def reference_files(self, ids: list[int], codes: list[int] | None, module: str | None,
+                        scope: str | None) -> list[tuple[str, int, int]]:
+        """(path, file version id, references) of each file of the generation holding references
+        to the symbols (of the kind codes, in the module and scope), in path order. Counted from
+        the `refs_by_target` index alone, then one manifest lookup per file (not per reference);
+        kept for the reader's life (its generation never changes), so a page and its total share it."""
+        key = (tuple(ids), tuple(codes) if codes is not None else None, module, scope)
+        cached = self._files.get(key)
+        if cached is not None:
+            return cached
+        q = self._query()
+        inner = q.in_("r.target_id", ids) + ("" if codes is None else " AND " + q.in_("r.kind", codes))
+        q.equal("f.module", module)
+        q.scoped("f.scope", scope)
+        files = [(path, fv, n) for path, fv, n in self._rows(
+            "SELECT f.path, x.fv, x.n FROM (SELECT r.file_version_id AS fv, count(*) AS n FROM refs r"
+            f" WHERE {inner} GROUP BY r.file_version_id) x"
+            " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = x.fv"
+            f" CROSS JOIN file_versions f ON f.id = x.fv WHERE {q.sql()} ORDER BY f.path, x.fv",
+            q.params)]
+        self._files[key] = files
+        return files
+
+    @staticmethod
+    def _page_files(files: list[tuple[str, int, int]], start: str | None, limit: int) -> list[int]:
+        """The file versions that hold the first `limit` references past a sort key whose path is
+        `start`, in path order: the file at `start` (its rows before the key are not counted), then
+        whole files until `limit` rows are covered, and every other file of the last path."""
+        chosen: list[int] = []
+        covered = 0
+        last: str | None = None
+        for path, fv, n in files:
+            if start is not None and path < start:
+                continue
+            if covered >= limit and path != last:
+                break
+            chosen.append(fv)
+            if path != start:
+                covered += n
+            last = path
+        return chosen
 
     def calls_from(self, symbol: SymbolArg, *, module: str | None = None,
                    scope: str | None = None, after: Sequence[object] | None = None,
@@ -461,11 +531,7 @@ class Reader:
         q.equal("f.module", module)
         q.scoped("f.scope", scope)
         if after is not None:
-            if (not isinstance(after, (tuple, list)) or len(after) != 5
-                    or not isinstance(after[0], str)
-                    or not all(isinstance(v, int) for v in after[1:])):
-                raise StoreError(f"after must be a row's sort_key (path, line, char, kind, ord); "
-                                 f"got {after!r}.")
+            _check_after(after)
             marks = ", ".join(q.param(v) for v in after)
             q.where.append(f"(f.path, r.line, r.col, r.kind, r.ord) > ({marks})")
         sql = _REF_SELECT.format(where=q.sql()) + _REF_ORDER + f" LIMIT {q.param(_limit(limit))}"

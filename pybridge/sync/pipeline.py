@@ -498,7 +498,7 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
     meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
                    modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
-    tables = ("files", "build_files", "classpath", "source_roots", "places")
+    tables = ("files", "build_files", "classpath", "source_roots", "places", "ctimes")
     if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old:
         store.refresh_generation(previous.number, now, meta.to_json())
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),

@@ -12,12 +12,15 @@ root, and reads a file's contents only when its stat cannot tell:
 
 - Size and mtime can be kept by an edit (`touch -r`, `cp -p`, `rsync -t`,
   `os.utime`), but not the inode's change time (ctime), which the kernel
-  sets on every write, rename, link or utime and which no call can set back.
-  A snapshot records `taken_ns`, the clock before it hashed its first file
-  (less a margin for the file system's coarser clock); a file whose size and
-  mtime match but whose ctime is later is hashed and compared with the
-  recorded sha256. So the stat sweep reaches the verdict of the sync's
-  content hash without hashing files that did not change since.
+  sets on every write, truncate, rename, link or utime and which no call
+  can set back. A snapshot records each file's ctime (`ctimes`, from the
+  stat taken before the file was hashed); a file whose size and mtime match
+  but whose ctime differs is hashed and compared with the recorded sha256.
+  So the stat sweep reaches the verdict of the sync's content hash while
+  hashing only files whose inode changed since (a no-op sync records the
+  new ctimes). As with size and mtime, an edit within the same timestamp
+  tick as the snapshot's stat keeps the ctime too on file systems with
+  coarse timestamps (Linux 6.13+ stamps a change after a stat finer).
 - Source roots can appear without a build-file change (a module's first
   `src/test/java`) or be replaced (a source folder turned into a symbolic
   link to a sibling). A snapshot records, for each place where the build
@@ -50,7 +53,6 @@ import hashlib
 import os
 import re
 import stat
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,9 +64,6 @@ from pybridge.workspace import Workspace, candidate_roots
 
 MAX_FILE_BYTES_ENV = "PYBRIDGE_MAX_FILE_BYTES"
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
-# How far before the snapshot's clock reading a ctime still makes a file suspect: file systems stamp
-# times from a coarse clock (up to a scheduler tick behind the fine one); a second covers it widely.
-CTIME_MARGIN_NS = 1_000_000_000
 # The JSON key of the build-file table in stores written before the build systems' seam (issue 23);
 # read, never written.
 LEGACY_BUILD_FILES_KEY = "poms"
@@ -169,31 +168,27 @@ class Snapshot:
     scope_files: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     # place where a root can appear (relpath; PARENT_MARK-suffixed for a parent) -> the roots there now
     places: dict[str, list[str]] = field(default_factory=dict)
-    # wall clock (ns) before the first file was hashed, less CTIME_MARGIN_NS; None: not recorded (older
-    # snapshots), so changes() trusts size and mtime alone
-    taken_ns: int | None = None
+    # relpath of a source file or build file -> its ctime (ns) when it was hashed
+    ctimes: dict[str, int] = field(default_factory=dict)
+    # read from a snapshot written before `places` and `ctimes` were recorded: changes() then cannot see
+    # a new source root or an edit that kept size and mtime (a sync brings it up to date); not persisted
+    legacy: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"files": self.files, "build_files": self.build_files, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
                 "skipped": self.skipped, "oversized": self.oversized, "places": self.places,
-                "taken_ns": self.taken_ns, "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
+                "ctimes": self.ctimes, "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
     def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
-        taken = data.get("taken_ns")
         return cls(Path(root), dict(data.get("files", {})), stored_build_files(data),
                    list(data.get("source_roots", [])), dict(data.get("classpath", {})),
                    dict(data.get("modules", {})), data.get("indexer_version", ""),
                    dict(data.get("skipped") or {}), dict(data.get("oversized") or {}),
                    places={str(k): list(v) for k, v in (data.get("places") or {}).items()},
-                   taken_ns=taken if isinstance(taken, int) else None)
-
-    @property
-    def legacy(self) -> bool:
-        """Written before snapshots recorded `places` and `taken_ns`: `changes()` cannot see a new
-        source root or an edit that kept size and mtime against it (a sync brings it up to date)."""
-        return self.taken_ns is None
+                   ctimes={str(k): v for k, v in (data.get("ctimes") or {}).items() if isinstance(v, int)},
+                   legacy="places" not in data or "ctimes" not in data)
 
     def inputs_fingerprint(self) -> str:
         """The fingerprint of the sources, build files, releases and indexer version (not the classpath).
@@ -240,7 +235,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
     """
     root = workspace.root
     bound = max_file_bytes() if max_bytes is None else max_bytes
-    snap = Snapshot(root, indexer_version=indexer_version, taken_ns=time.time_ns() - CTIME_MARGIN_NS)
+    snap = Snapshot(root, indexer_version=indexer_version)
     for m in workspace.modules:
         candidates = candidate_roots(m)
         for place in [*(_rel(root, p) for p in candidates.folders),
@@ -269,6 +264,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                         snap.skipped[rel] = [m.id, scope.name, f"unreadable: {exc.strerror or exc}"]
                         continue
                     snap.files[rel] = [fst.st_size, fst.st_mtime_ns, digest]
+                    snap.ctimes[rel] = fst.st_ctime_ns
                     if bound and fst.st_size > bound:
                         snap.oversized[rel] = [m.id, scope.name, fst.st_size]
                     else:
@@ -282,6 +278,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
             if not stat.S_ISREG(st.st_mode):
                 continue
             snap.build_files[rel] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
+            snap.ctimes[rel] = st.st_ctime_ns
         except OSError:
             continue        # absent: its appearance is the build system's watchers' (is_input) to see
     snap.source_roots = sorted(set(snap.source_roots))
@@ -376,14 +373,14 @@ def add_classpath(snap: Snapshot, entries: Iterable[Path | str]) -> None:
 def changes(snap: Snapshot, limit: int = 100) -> list[str]:
     """Workspace-relative paths that no longer match the snapshot (new, changed or deleted; a skipped
     file that became readable, or a readable one that no longer is; a place whose roots differ), by
-    `stat`, and by content for a file whose size and mtime match but whose ctime is later than the
-    snapshot (see the module docstring)."""
+    `stat`, and by content for a file whose size and mtime match but whose ctime does not (see the
+    module docstring)."""
     root = snap.root
     # Plain strings, not Path objects: a live server runs this on every exact query, and pathlib's
     # parsing cost about 25 ms per call on guava's 627 files (now a few ms).
     prefix = os.path.join(str(root), "")
     changed: list[str] = []
-    taken = snap.taken_ns
+    ctimes = snap.ctimes
     for table in (snap.files, snap.build_files):
         for rel, (size, mtime, *rest) in table.items():
             try:
@@ -393,7 +390,7 @@ def changes(snap: Snapshot, limit: int = 100) -> list[str]:
                 continue
             if st.st_size != size or st.st_mtime_ns != mtime:
                 changed.append(rel)
-            elif taken is not None and st.st_ctime_ns >= taken and rest and \
+            elif rest and st.st_ctime_ns != ctimes.get(rel, st.st_ctime_ns) and \
                     _content_changed(prefix + rel, rest[-1]):
                 changed.append(rel)         # an edit that kept size and mtime
     for place, roots in snap.places.items():

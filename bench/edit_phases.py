@@ -1,0 +1,67 @@
+"""Where a one-file edit's sync spends its time, per phase (issue 27 part 2: profile first).
+
+    .venv/bin/python bench/edit_phases.py            # guava (627 files), four edits
+
+Copies the guava workspace (bench/workspaces.py, built from Maven Central when missing) to a
+scratch folder, syncs it once with a warm worker (as `serve` keeps one), then adds a method to
+each of a few much-used files, one at a time, and syncs after each: prints the sync's wall time,
+the files it re-indexed and its phase timings (`SyncResult.timings`: fingerprint = the snapshot,
+which hashes every file; plan; index = the JVM resolving the files; stage; publish = the
+manifest), then times a snapshot (`take`) and the freshness sweep (`changes`) alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import workspaces
+
+from pybridge.sync import sync
+from pybridge.sync.snapshot import changes, take
+from pybridge.worker import Worker
+from pybridge.workspace import load_workspace
+
+FILES = ["src/main/java/com/google/common/base/Preconditions.java",
+         "src/main/java/com/google/common/collect/ImmutableList.java",
+         "src/main/java/com/google/common/base/Strings.java",
+         "src/main/java/com/google/common/collect/Lists.java"]
+
+
+def main() -> None:
+    source = workspaces.ensure(workspaces.ARTIFACTS["guava"], lambda m: print(m, file=sys.stderr))
+    with tempfile.TemporaryDirectory(prefix="pybridge-edit-phases-") as tmp:
+        root, state = Path(tmp) / "guava", Path(tmp) / "state"
+        shutil.copytree(source, root)
+        rows = []
+        with Worker() as w:
+            t = time.perf_counter()
+            r = sync(root, state_dir=state, worker=w)
+            rows.append({"edit": "(first sync)", "seconds": round(time.perf_counter() - t, 3),
+                         "reindexed": r.reindexed_files, "phases": {k: round(v, 3) for k, v in r.timings.items()}})
+            for i, rel in enumerate(FILES):
+                path = root / rel
+                text = path.read_text(encoding="utf-8")
+                cut = text.rstrip().rfind("}")
+                path.write_text(text[:cut] + f"  public static void editPhasesProbe{i}() {{}}\n}}\n", encoding="utf-8")
+                t = time.perf_counter()
+                r = sync(root, state_dir=state, worker=w)
+                rows.append({"edit": rel.rsplit("/", 1)[1], "seconds": round(time.perf_counter() - t, 3),
+                             "reindexed": r.reindexed_files,
+                             "phases": {k: round(v, 3) for k, v in r.timings.items()}})
+        workspace = load_workspace(root)
+        t = time.perf_counter()
+        snap = take(workspace)
+        took = time.perf_counter() - t
+        t = time.perf_counter()
+        changes(snap)
+        swept = time.perf_counter() - t
+    print(json.dumps({"edits": rows, "take_seconds": round(took, 3), "sweep_seconds": round(swept, 4)}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
