@@ -5,10 +5,10 @@
 For each (module, scope) job of a synced workspace (`measure.compile_jobs`: javac's own options,
 `--release` exactly when the build says release), `javac_refs/JavacSupertypes.java` lists every
 named type the job declares with its transitive supertypes as javac binds them (erased, by
-qualified name, `java.lang.Object` left out as pybridge leaves it out). pybridge's side is
+qualified name, `java.lang.Object` left out as pybridge leaves it out; anonymous and local classes,
+and classes inside them, left out: no qualified name to match by). pybridge's side is
 `type_hierarchy {symbolKey, direction: super}` through the query facade (in process), every node of
-the tree at every depth, for the same types (by qualified name; local classes, which have no
-qualified name in javac, are left out on both sides). Per job: types compared, supertype pairs
+the tree at every depth, for the same types (by qualified name). Per job: types compared, supertype pairs
 on each side, recall and precision, and the types whose sets differ (first examples).
 """
 

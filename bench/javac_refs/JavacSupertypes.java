@@ -3,6 +3,7 @@ import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.util.JavacTask;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
+import com.sun.tools.javac.code.Kinds;
 import com.sun.tools.javac.code.Symbol;
 import com.sun.tools.javac.code.Type;
 import com.sun.tools.javac.code.Types;
@@ -76,13 +77,16 @@ public final class JavacSupertypes {
         Trees trees = Trees.instance(task);
         Types types = Types.instance(((com.sun.tools.javac.api.BasicJavacTask) task).getContext());
         int[] count = {0};
+        int[] skipped = {0};
         try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(out), "UTF-8"))) {
             for (CompilationUnitTree cu : units) {
                 new TreePathScanner<Void, Void>() {
                     @Override
                     public Void visitClass(ClassTree node, Void unused) {
                         Element e = trees.getElement(getCurrentPath());
-                        if (e instanceof Symbol.ClassSymbol && !node.getSimpleName().toString().isEmpty()) {
+                        if (e instanceof Symbol.ClassSymbol && local((Symbol) e)) {
+                            skipped[0]++;
+                        } else if (e instanceof Symbol.ClassSymbol) {
                             write(w, (Symbol.ClassSymbol) e, types);
                             count[0]++;
                         }
@@ -91,7 +95,17 @@ public final class JavacSupertypes {
                 }.scan(cu, null);
             }
         }
-        System.err.println("javac_supertypes: " + count[0] + " types, " + errors + " errors");
+        System.err.println("javac_supertypes: " + count[0] + " types (" + skipped[0] + " local or anonymous left out), "
+                + errors + " errors");
+    }
+
+    /** An anonymous or local class, or one declared inside them: no qualified name to match by. */
+    static boolean local(Symbol s) {
+        for (Symbol o = s; o != null && o.kind != Kinds.Kind.PCK; o = o.owner) {
+            if (o.kind == Kinds.Kind.MTH || o.kind == Kinds.Kind.VAR) return true;
+            if (o instanceof Symbol.ClassSymbol && o.name.isEmpty()) return true;
+        }
+        return false;
     }
 
     static void write(Writer w, Symbol.ClassSymbol c, Types types) {
