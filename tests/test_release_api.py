@@ -16,6 +16,7 @@ from pybridge.store import Store
 from pybridge.sync import store_path, sync
 from pybridge.sync.release import UNAVAILABLE, settle_api
 from pybridge.worker.jdk import api_releases, find_jdk
+from pybridge.workspace.java import api_release
 from pybridge.workspace.model import ClasspathResult
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -115,3 +116,13 @@ def test_a_release_the_running_jdk_cannot_supply_is_a_named_limitation():
         assert (lim.kind, lim.module, lim.scope) == (UNAVAILABLE, key[0], "main")
     assert "newer than the JDK" in settled[("n", "main")].limitations[0].message
     assert "no Java 6 in its lib/ct.sym" in settled[("o", "main")].limitations[0].message
+
+
+@pytest.mark.parametrize("source, api", [
+    ("compiler plugin <release>", 8), ("maven.compiler.release", 8),      # Maven: --release
+    ("options.release", 8), ("compilerArgs --release", 8),               # Gradle: --release
+    ("toolchain", 8), ("java.toolchain", 8),                             # Gradle: JDK 8's own javac
+    ("compiler plugin <source>", None), ("maven.compiler.source", None),  # -source/-target only
+    ("compilerArgs -source", None), ("sourceCompatibility", None), ("default", None)])
+def test_only_a_release_flag_or_a_toolchain_binds_against_the_releases_api(source, api):
+    assert api_release(8, source) == api
