@@ -6,6 +6,9 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jdt.core.dom.ASTParser;
 import org.eclipse.jdt.internal.compiler.batch.ClasspathJrt;
 import org.eclipse.jdt.internal.compiler.batch.FileSystem;
@@ -32,11 +35,19 @@ final class ReleaseLibrary {
         return Runtime.version().feature();
     }
 
+    /** Each release's library, made once per JVM: JDT shares its running-JDK image the same way
+     *  (FileSystem's JRT_CLASSPATH_CACHE); a batch only reads it. Empty: the JDK cannot supply it. */
+    private static final Map<Integer, Optional<Classpath>> MADE = new ConcurrentHashMap<>();
+
     /**
      * The release's system library from ct.sym, initialized; null when the running JDK cannot
      * supply it (no ct.sym, or ct.sym lacks the release) or when it is the running JDK's own.
      */
     static Classpath of(int release) {
+        return MADE.computeIfAbsent(release, r -> Optional.ofNullable(make(r))).orElse(null);
+    }
+
+    private static Classpath make(int release) {
         if (release <= 0 || release >= runningRelease()) return null;
         String home = System.getProperty("java.home");
         if (!new File(home, "lib/ct.sym").isFile()) return null;
