@@ -236,3 +236,17 @@ def test_sync_starts_its_jvm_early_uses_it_for_an_edit_and_leaves_no_child_after
     assert edit["published"] is True and edit["reindexedFiles"] == 1 and edit["incremental"] is True
     noop = run("sync", str(root), "--json", cwd=root, state=state)
     assert noop.returncode == 0 and json.loads(noop.stdout)["unchanged"] is True
+
+
+def test_symbol_and_def_print_a_library_symbol_s_origin_and_its_readable_source(kitchen):
+    root, state = kitchen
+    out = run("symbol", "java.util.List", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    assert " ".join(out.stdout.splitlines()[0].split()) == "INTERFACE java.util.List (jdk:java.base)"
+    out = run("def", "java.util.List.add(E)", cwd=root, state=state)
+    assert out.returncode == 0, out.stderr
+    head, where = out.stdout.splitlines()[:2]
+    assert head == "METHOD java.util.List.add(E)"
+    path, line, _ = where.strip().rsplit(":", 2)
+    assert Path(path).read_text(encoding="utf-8").splitlines()[int(line) - 1].strip() in (
+        "boolean add(E e);", "public abstract boolean add(E);")        # src.zip, else the class-file view

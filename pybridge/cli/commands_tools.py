@@ -10,6 +10,7 @@ stderr (an ambiguous name as its list of candidates), exit status 1.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import textwrap
@@ -132,6 +133,7 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
                   session_timeout: float, max_sessions: int, sse: bool, build_tool: str, live: object) -> None:
     import anyio
 
+    from pybridge.mcp.handshake import take
     from pybridge.mcp.transport import Guard, is_loopback, run_http, run_stdio
     from pybridge.query import TOOL_NAMES
 
@@ -157,7 +159,7 @@ def serve_command(repos: tuple[str, ...], state_dir: Path | None, http: bool, ho
                 run_http(facade, TOOL_NAMES, host, port, guard, session_idle_timeout=session_timeout,
                          max_sessions=max_sessions, json_response=not sse)
             else:
-                anyio.run(run_stdio, facade, TOOL_NAMES)
+                anyio.run(functools.partial(run_stdio, facade, TOOL_NAMES, early=take()))
     finally:
         facade.close()
 

@@ -49,7 +49,8 @@ def symbols(r: dict[str, Any]) -> str:
     if not r.get("symbols"):
         hint: str = r.get("hint", "no match")
         return hint
-    lines = [f"{_sym(s):70} {_at(s.get('declaration'))}\n    key {s['symbolKey']}" for s in r["symbols"]]
+    lines = [f"{_sym(s):70} {_at(s.get('declaration')) if not s.get('origin') else '(' + s['origin'] + ')'}"
+             f"\n    key {s['symbolKey']}" for s in r["symbols"]]
     if r.get("nextCursor"):
         lines.append(f"... {r.get('total')} in all (use --json and the cursor for more)")
     return "\n".join(lines) + _stale(r)
@@ -117,7 +118,8 @@ def error(r: dict[str, Any]) -> str:
 
 
 def definitions(r: dict[str, Any]) -> str:
-    return "\n".join([_sym(r.get("symbolInfo"))] + [f"  {_at(d)}" for d in r.get("definitions", [])]) + _stale(r)
+    rows = [f"  {_at(d)}" + (f"\n    {d['note']}" if d.get("note") else "") for d in r.get("definitions", [])]
+    return "\n".join([_sym(r.get("symbolInfo")), *rows]) + _stale(r)
 
 
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {

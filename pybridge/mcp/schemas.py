@@ -2,43 +2,41 @@
 
 Inputs are the tools' argument models (`pybridge.query.TOOLS[name].args`: their
 field descriptions are the parameter docs), inlined (no `$ref`: hosts hand
-input schemas to models, and some of them do not resolve references).
+input schemas to models, and some of them do not resolve references). An
+argument several tools share (`repo`, `symbolKey`, `symbol`, `path`, `module`,
+`scope`, `cursor`: `pybridge.conventions.SHARED_ARGUMENTS`) is described once,
+in the server's instructions, not in each schema.
 
-Outputs are the tools' result models (`TOOLS[name].result`), the types the
-handlers return, so the schema is what the answers are. Error results must
+Outputs are for clients that check answers (hosts hand the model a tool's
+description and input schema, not its output schema). Error results must
 validate too: TypeScript SDK hosts check `structuredContent` against the
 `outputSchema` even when `isError` is true, and refuse the whole result when it
 does not match (the agent then sees "Structured content does not match the
-tool's output schema" instead of the error). So every output schema:
-
-- declares `error` and `code` (strings), and admits fields it does not
-  declare at its top level (the error object's `candidates`, `candidateTotal`, `replacement`, `changed`,
-  `hint`, `served`, `field`, `cause`; the server instructions describe them
-  once, for every tool);
-- requires, through `anyOf`, either the fields every answer of the tool has
-  (the result model's required fields, but the freshness envelope's; for a
-  seed tool whose seed shows the answer, the seed's fields and envelope) or
-  `error` and `code`.
+tool's output schema" instead of the error). So every output schema declares
+`error` and `code` (strings) and admits fields it does not declare at its top
+level (the error object's `candidates`, `candidateTotal`, `replacement`,
+`changed`, `hint`, `served`, `field`, `cause`; the server instructions describe
+them once, for every tool). That is all a tool without a seed says: its answers
+are its result model (`TOOLS[name].result`), checked by pydantic when the
+handler builds them.
 
 The seed tools' fields that their seed documents show (`results.Model.seed_fields`)
 are typed, all the way down, so that a client that checks answers checks the
 seed's shape (issue 21): `symbol` and `resolvedSymbol`, the rows' `path` and
 `range`, callHierarchy's `{symbol: {symbol, displayName, kind}, location}`,
-get_callers' rows, find_references' coverage flags and `nextCursor`. A shape
-met twice is said once in the schema's `$defs` (the TypeScript SDK's validator
-and jsonschema resolve it). pybridge's own fields are named, not typed, and
-the optional ones (`nextCursor`, `hint`, ...) and the envelope
-(`results.ENVELOPE_FIELDS`, described once in the instructions) are left to
-the open top level. Full nested schemas of nine tools made `tools/list` 20 KB
-without a single description (the budget is 16 KB for everything), and
-clients validate every row of every answer against them; with fifteen tools,
-even each top-level field's JSON type, the envelope repeated in every schema
-and the optional fields took 5 KB of the 16. Hosts hand the model a tool's
-description and input schema, not its output schema, which clients use to
-check answers (the answers are the result models, checked by pydantic when
-the handler builds them): so the output schemas are what was cut, and typed
-only where a seed asks. Input schemas leave out text lengths (`maxLength`,
-`minLength`), which the argument models enforce: `tools/list` is 16,282 bytes.
+get_callers' rows, find_references' coverage flags and `nextCursor`; and
+`anyOf` requires either the fields every answer has (the seed's fields and
+envelope, or the result model's required fields but the envelope's) or `error`
+and `code`. A shape met twice is said once in the schema's `$defs` (the
+TypeScript SDK's validator and jsonschema resolve it). pybridge's own fields
+are left to the open top level.
+
+The budget is 16 KB for the whole `tools/list` (tests/test_mcp.py). Full
+nested schemas of nine tools took 20 KB; with fifteen tools, naming each
+answer's required fields, describing the shared arguments in every schema,
+`additionalProperties: false` and text lengths (which the argument models
+enforce, answering `invalid_argument` with the field) took 16,364 bytes; without
+them the listing is 13,208 bytes (`python -c` over `tool_list`, or the test).
 """
 
 from __future__ import annotations
@@ -48,6 +46,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from pybridge.conventions import SHARED_ARGUMENTS, argument_doc
 from pybridge.query import TOOLS
 from pybridge.query.results import ENVELOPE_FIELDS, ENVELOPE_SEED, Model
 
@@ -108,10 +107,16 @@ def _not_null(node: Any) -> Any:
 def input_schema(name: str) -> dict[str, Any]:
     """The argument model's schema (its docstring left out: the tool's description says it; text
     lengths left out: the argument models still refuse an empty or overlong text as
-    `invalid_argument` naming the field)."""
+    `invalid_argument` naming the field; `additionalProperties: false` left out: they refuse an
+    unknown argument the same way; a shared argument's description left out: the instructions
+    say it, `pybridge.conventions.SHARED_ARGUMENTS`)."""
     schema: dict[str, Any] = _untitled(_not_null(_inline(TOOLS[name].args.model_json_schema())),
                                        drop=("title", "maxLength", "minLength"))
     schema.pop("description", None)
+    schema.pop("additionalProperties", None)
+    for arg, prop in schema.get("properties", {}).items():
+        if arg in SHARED_ARGUMENTS and prop.get("description") == argument_doc(arg):
+            del prop["description"]
     schema.setdefault("type", "object")
     return schema
 
@@ -189,24 +194,25 @@ class _SeedSchema:
 
 
 def output_schema(name: str) -> dict[str, Any]:
-    """The answer's required fields, or the error object (see above); a seed tool's answer also
-    types the fields its seed document shows."""
+    """The error object's fields, typed; for a seed tool also its answer's required fields and the
+    fields its seed document shows, typed (see above)."""
     result = TOOLS[name].result
-    full = result.model_json_schema(by_alias=True, mode="serialization")
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {"error": {"type": "string"}, "code": {"type": "string"}},
     }
+    if result.seed is None:
+        return schema
+    full = result.model_json_schema(by_alias=True, mode="serialization")
     required = [k for k in full.get("required", []) if k not in ENVELOPE_FIELDS]
-    if result.seed is not None:
-        seed = _SeedSchema(result)
-        schema["properties"].update(seed.properties)
-        if result.seed_shape:     # the seed's answer: its fields (pybridge's stand beside them, open)
-            required = seed.required + list(ENVELOPE_SEED if result.seed_envelope else ())
-        else:
-            required += [k for k in seed.required if k not in required]
-        if seed.defs:
-            schema["$defs"] = seed.defs
+    seed = _SeedSchema(result)
+    schema["properties"].update(seed.properties)
+    if result.seed_shape:     # the seed's answer: its fields (pybridge's stand beside them, open)
+        required = seed.required + list(ENVELOPE_SEED if result.seed_envelope else ())
+    else:
+        required += [k for k in seed.required if k not in required]
+    if seed.defs:
+        schema["$defs"] = seed.defs
     if required:      # with nothing required, the error object validates as it is
         schema["anyOf"] = [{"required": required}, {"required": ["error", "code"]}]
     return schema

@@ -10,7 +10,9 @@ on the event loop when they can answer without blocking (`facade.try_call`),
 otherwise in a worker thread (`facade.call`): a sync, or an exact tool that
 waits for the live index's catch-up; `sync` reports MCP progress
 notifications when the client asked for them. The server never
-touches SQL or JPype: it calls `pybridge.query.Facade` only.
+touches SQL or JPype: it calls `pybridge.query.Facade` only. Its name and
+instructions live in the light `pybridge.mcp.handshake`, which answers
+`initialize` before this module is imported.
 """
 
 from __future__ import annotations
@@ -27,29 +29,17 @@ from mcp.server.lowlevel import Server
 
 from pybridge import __version__
 from pybridge.mcp.gcpace import PACER
+from pybridge.mcp.handshake import INSTRUCTIONS, SERVER_NAME
 from pybridge.mcp.schemas import input_schema, output_schema
-from pybridge.query import CONVENTIONS, TOOLS
+from pybridge.query import TOOLS
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from pybridge.query import Facade
 
-INSTRUCTIONS = (
-    "pybridge answers questions about Java code with the compiler's exact facts. Start with status; "
-    "if it says the workspace is not synced or stale, call sync. Then discover a symbol (find_symbol "
-    "or symbol_at) and pass its symbolKey to find_references, or ask the name tools (findReferences, "
-    "goToDefinition, callHierarchy, get_callers) directly. referenceCoverage=true proves that no "
-    "reference is missing. For the shape of the code, pass a symbolKey to type_hierarchy, "
-    "find_implementations, call_graph or describe, and a file to outline or diagnostics.\n"
-    + CONVENTIONS
-)
-"""The server's instructions: the workflow, then what every tool shares (said once here, not in
-each tool's description)."""
-
-
 ALWAYS_LOAD = ("status", "sync", "find_symbol", "symbol_at", "find_references", "findReferences", "goToDefinition")
-"""The core tools: the first steps of the workflow above. Their tool entries carry
+"""The core tools: the first steps of the workflow in INSTRUCTIONS (`pybridge.mcp.handshake`). Their tool entries carry
 `_meta["anthropic/alwaysLoad"]`, which Claude Code reads to load a tool at session start
 instead of deferring it behind its tool search (the other tools stay deferred there; a
 server-wide `alwaysLoad` in the client's config would load all of them)."""
@@ -164,5 +154,5 @@ def build_server(facade: Facade, names: Iterable[str]) -> Server:
             answer = _internal(name, exc)
         return as_result(*answer)
 
-    return Server("pybridge", version=__version__, instructions=INSTRUCTIONS,
+    return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)

@@ -68,6 +68,7 @@ from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.mcp.gcpace import PACER, freeze_startup
+from pybridge.mcp.handshake import MAX_LINE, EarlyWire, read_line, write_all
 from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
 from pybridge.mcp.server import answer_now, build_server
 
@@ -83,7 +84,6 @@ log = logging.getLogger("pybridge.mcp")
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
-MAX_LINE = 4 * 1024 * 1024  # bytes; the HTTP transport's body limit is the same
 DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
 DEFAULT_MAX_SESSIONS = 1000
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -207,22 +207,13 @@ def _claim_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.close(saved[1])
 
 
-def _read_line(stream: BinaryIO) -> bytes:
-    """One line (b"" at end of input). A line longer than MAX_LINE is returned cut to MAX_LINE + 1 bytes
-    (so the caller can tell) and the rest of it is skipped."""
-    line = stream.readline(MAX_LINE + 1)
-    if len(line) > MAX_LINE and not line.endswith(b"\n"):
-        while True:
-            rest = stream.readline(65536)
-            if not rest or rest.endswith(b"\n"):
-                break
-    return line
-
-
 async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | None = None,
-                    stdout: BinaryIO | None = None) -> None:
-    """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes."""
+                    stdout: BinaryIO | None = None, early: EarlyWire | None = None) -> None:
+    """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes; on the wire that
+    `pybridge.mcp.handshake` claimed when `early` is given (its first line comes from there)."""
     server = build_server(facade, names)
+    if early is not None:
+        stdin, stdout = early.stdin, early.stdout
     PACER.start()
     try:
         async with anyio.create_task_group() as tg:
@@ -230,25 +221,30 @@ async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | N
             with contextlib.ExitStack() as stack:
                 if stdin is None or stdout is None:
                     stdin, stdout = stack.enter_context(_claim_stdio())
-                await _serve_stdio(server, stdin, stdout)
+                await _serve_stdio(server, stdin, stdout, early)
             tg.cancel_scope.cancel()
     finally:
         PACER.stop()
 
 
-async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO) -> None:
+async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO, early: EarlyWire | None) -> None:
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     write_lock = anyio.Lock()
 
     async def put(line: bytes) -> None:
         async with write_lock:
-            await anyio.to_thread.run_sync(_write_all, stdout, line)
+            await anyio.to_thread.run_sync(write_all, stdout, line)
 
     async def read_loop() -> None:
+        first = early      # its first line, answered already when it was an initialize: see handshake
         async with read_send:
             while True:
-                line = await anyio.to_thread.run_sync(_read_line, stdin, abandon_on_cancel=True)
+                if first is not None:
+                    line = await anyio.to_thread.run_sync(first.first_line, abandon_on_cancel=True)
+                    first = None
+                else:
+                    line = await anyio.to_thread.run_sync(read_line, stdin, abandon_on_cancel=True)
                 if not line:
                     return
                 too_long = len(line) > MAX_LINE
@@ -266,21 +262,16 @@ async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO) -
     async def write_loop() -> None:
         async with write_recv:
             async for session_message in write_recv:
-                await put(encode_reply(session_message.message))
+                line = encode_reply(session_message.message)
+                if early is not None and early.answered is not None and early.settle(json.loads(line)):
+                    continue       # the SDK's answer to the initialize answered early
+                await put(line)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_loop)
         tg.start_soon(write_loop)
         await server.run(read_recv, write_send, server.create_initialization_options())
         tg.cancel_scope.cancel()
-
-
-def _write_all(stream: BinaryIO, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = stream.write(view)
-        view = view[written or 0:]
-    stream.flush()
 
 
 # ----------------------------------------------------------------------------------------------------- HTTP

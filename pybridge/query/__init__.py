@@ -17,7 +17,7 @@ Modules, one responsibility each:
 
 - `facade`      dispatch, validation, the never-raise guard (and `find_root`, the workspace
   root above a folder, from the workspace layer: what `serve` serves without `--repo`)
-- `registry`    the tool declarations, what all tools share (CONVENTIONS)
+- `registry`    the tool declarations (what all tools share, CONVENTIONS, is the leaf `pybridge.conventions`)
 - `models`      the tools' argument models (pydantic), limits and defaults
 - `results`     the tools' result models (pydantic): the output schemas
 - `errors`      QueryError and the error codes
@@ -39,11 +39,12 @@ Modules, one responsibility each:
 Choices where DESIGN is silent are documented in the module they concern.
 """
 
+from pybridge.conventions import CONVENTIONS
 from pybridge.workspace.root import find_root
 
 from .errors import CODES, QueryError
 from .facade import TOOL_NAMES, TOOLS, Facade
-from .registry import BUILD_TOOL_HELP, BUILD_TOOLS, CONVENTIONS, Tool
+from .registry import BUILD_TOOL_HELP, BUILD_TOOLS, Tool
 
 __all__ = ["BUILD_TOOLS", "BUILD_TOOL_HELP", "CODES", "CONVENTIONS", "Facade", "QueryError", "TOOLS", "TOOL_NAMES",
            "Tool", "find_root"]

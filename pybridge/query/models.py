@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from pybridge.conventions import argument_doc
 from pybridge.facts import DECL_KINDS, REF_KINDS
 
 NAMED_KINDS = DECL_KINDS[:10]     # CLASS … RECORD_COMPONENT: what names resolve among
@@ -74,17 +75,13 @@ def _text(max_length: int, description: str, min_length: int = 1) -> Any:
 UNICODE = AfterValidator(_unicode)
 
 
-Repo = Annotated[str | None, Field(description=(
-    "Workspace slug or root path."),
-    max_length=PATH_MAX), AfterValidator(lambda v: v if v is None else _unicode(v))]
-Module = Annotated[str | None, Field(description=(
-    "Only this module (its id, or its last part)."), max_length=NAME_MAX), AfterValidator(
+Repo = Annotated[str | None, Field(description=argument_doc("repo"), max_length=PATH_MAX), AfterValidator(
         lambda v: v if v is None else _unicode(v))]
-Scope = Annotated[Literal["main", "test"] | None, Field(description="main or test (all but main).")]
-Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=(
-    "The previous page's `nextCursor`."))]
-SymbolName = Annotated[str, _text(NAME_MAX, (
-    "A name (`Greeter.greet`, `greet(String)`, ...) or SCIP symbol.")), UNICODE]
+Module = Annotated[str | None, Field(description=argument_doc("module"), max_length=NAME_MAX), AfterValidator(
+        lambda v: v if v is None else _unicode(v))]
+Scope = Annotated[Literal["main", "test"] | None, Field(description=argument_doc("scope"))]
+Cursor = Annotated[str | None, Field(max_length=CURSOR_MAX, description=argument_doc("cursor"))]
+SymbolName = Annotated[str, _text(NAME_MAX, argument_doc("symbol")), UNICODE]
 
 
 RefKind = Literal["read", "write", "read_write", "invocation", "construction", "method_reference",
@@ -142,8 +139,7 @@ class SymbolAtArgs(ToolArgs):
     """The symbol declared or referenced at a position."""
 
     repo: Repo = None
-    path: Annotated[str, _text(PATH_MAX, "The source file (workspace-relative, or absolute in it)."),
-                    UNICODE]
+    path: Annotated[str, _text(PATH_MAX, argument_doc("path")), UNICODE]
     line: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0},
                                description="0-based line (LSP).")]
     character: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 0}, description=(
@@ -153,7 +149,7 @@ class SymbolAtArgs(ToolArgs):
 class FindReferencesArgs(ToolArgs):
     """Every reference to one exact symbol, paged, with coverage."""
 
-    symbolKey: Annotated[str, _text(KEY_MAX, "From find_symbol or symbol_at."), UNICODE]
+    symbolKey: Annotated[str, _text(KEY_MAX, argument_doc("symbolKey")), UNICODE]
     module: Module = None
     scope: Scope = None
     limit: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(
@@ -171,9 +167,7 @@ class GetCallersArgs(ToolArgs):
     """Call sites of a method or constructor, by name."""
 
     symbol: SymbolName
-    repo: Annotated[str | None, Field(max_length=PATH_MAX, description=(
-        "Workspace slug or root path (default: every served workspace).")),
-        AfterValidator(lambda v: v if v is None else _unicode(v))] = None
+    repo: Repo = None       # without it: every served workspace (the description and CONVENTIONS say so)
     include_tests: Annotated[bool, Field(strict=True, description=(
         "Include call sites in test sources."))] = True
     max_results: Annotated[int, Field(ge=1, le=LIMIT_MAX, strict=True, description=(

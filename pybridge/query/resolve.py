@@ -21,6 +21,13 @@ Names resolve among types, methods, constructors, fields, enum constants and
 record components. A type's name does not also name its constructors (they
 are `Circle(double)` or `Circle.Circle`). One symbol may have several
 declaration rows (a class declared in two modules with one binding key).
+
+Library and JDK symbols that the generation refers or relates to (`java.util.List`,
+`List.add(E)`, `StringUtils.isEmpty(CharSequence)`, `java/util/List#add().`) resolve by the same
+forms but the path form, when nothing of the workspace matches: a name the workspace declares
+keeps meaning the workspace's declaration (`add` is not also every library `add`), and a
+qualified name reaches the library's (`List.add`). They carry no declaration row
+(`Resolved.external`).
 """
 
 from __future__ import annotations
@@ -29,9 +36,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pybridge.store import DeclRow
+from pybridge.store import DeclRow, SymbolInfo
+from pybridge.store.library import used_externals
 
 from .errors import QueryError, invalid, show
+from .library import display_of
 from .source import workspace_path
 from .view import CALLABLE_KINDS, TYPE_KINDS, View, qualified
 
@@ -43,11 +52,12 @@ _OVERLOAD = re.compile(r"^(?P<name>[^()]*?)\s*\((?P<params>[^()]*)\)\s*$")
 @dataclass
 class Resolved:
     symbol_id: int
-    decls: list[DeclRow]          # every declaration row of the symbol (one, nearly always)
+    decls: list[DeclRow]          # every declaration row of the symbol (one, nearly always; none: external)
+    external: SymbolInfo | None = None   # a library or JDK symbol (no declaration here)
 
     @property
-    def decl(self) -> DeclRow:
-        return self.decls[0]
+    def decl(self) -> DeclRow | None:
+        return self.decls[0] if self.decls else None
 
 
 def _strip_generics(text: str) -> str:
@@ -154,6 +164,57 @@ def lookup(view: View, text: str) -> list[DeclRow]:
     return _by_name(view, text)
 
 
+def _external_by_name(view: View, text: str) -> list[SymbolInfo]:
+    params = None
+    m = _OVERLOAD.match(text)
+    if m is not None:
+        text, params = m.group("name"), m.group("params")
+    name = _name(text)
+    last = name.rsplit(".", 1)[-1]
+    found = used_externals(view.r, name=last)
+    if "." in name:
+        found = [s for s in found if s.dotted and (s.dotted == name or s.dotted.endswith("." + name))]
+        exact = [s for s in found if s.dotted == name]
+        found = exact or found
+    if params is not None:
+        found = [s for s in found if s.kind in CALLABLE_KINDS and params_match(display_of(s) or "", params)]
+    return found
+
+
+def _external_by_scip(view: View, text: str) -> list[SymbolInfo]:
+    parts = text.split(" ", 4)
+    if parts[0] in ("scip-java", "semanticdb"):
+        if len(parts) != 5 or parts[2] != ".":      # a library symbol's SCIP names no package
+            return []
+        text = parts[4]
+    return used_externals(view.r, scip=text)
+
+
+def lookup_external(view: View, text: str) -> list[SymbolInfo]:
+    """Library and JDK symbols the text names (see the module doc), minus the constructors of a
+    type that is itself named; by id."""
+    text = text.strip()
+    if not text or text.startswith("local "):
+        return []
+    if _looks_scip(text):
+        found = _external_by_scip(view, text)
+    else:
+        head, sep, _ = text.partition("#")
+        if (sep and head.strip().endswith(".java")) or text.endswith(".java"):
+            return []
+        found = _external_by_name(view, text)
+    types = {s.dotted for s in found if s.kind in TYPE_KINDS}
+    return [s for s in found if not (s.kind == "CONSTRUCTOR" and s.dotted
+                                     and s.dotted.rsplit(".", 1)[0] in types)]
+
+
+def external_candidate(view: View, s: SymbolInfo) -> dict[str, Any]:
+    """One candidate of an `ambiguous` error for a library or JDK symbol."""
+    return {"symbol": view.scip(s.scip, None), "dottedPath": s.dotted, "kind": s.kind,
+            "display": qualified(s.dotted, display_of(s), s.kind), "path": None, "line": None,
+            "repo": view.ws.slug}
+
+
 def group(rows: list[DeclRow]) -> dict[int, list[DeclRow]]:
     """Rows by symbol, minus the constructors of a type that is itself named."""
     types = {d.key for d in rows if d.kind in TYPE_KINDS}
@@ -171,12 +232,19 @@ def candidate(view: View, d: DeclRow) -> dict[str, Any]:
             "line": d.name_span.start_line + 1, "repo": view.ws.slug}
 
 
+def resolved_candidate(view: View, res: Resolved) -> dict[str, Any]:
+    return external_candidate(view, res.external) if res.external is not None else candidate(view, res.decls[0])
+
+
 def resolve(view: View, text: str) -> Resolved | None:
     """The one symbol `text` names in this workspace; None when it names nothing here.
     Several symbols raise `ambiguous` with candidates."""
     groups = group(lookup(view, text))
     if not groups:
-        return None
+        library = lookup_external(view, text)
+        if len(library) > 1:
+            raise ambiguous(text, [external_candidate(view, s) for s in library])
+        return Resolved(library[0].id, [], library[0]) if library else None
     if len(groups) > 1:
         raise ambiguous(text, [candidate(view, rows[0]) for rows in groups.values()])
     sid, rows = next(iter(groups.items()))

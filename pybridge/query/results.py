@@ -115,6 +115,7 @@ class Symbol(Model):
     module: str | None = Field(None, description="groupId:artifactId; null for library and JDK symbols.")
     scope: str | None = None
     external: bool = False
+    origin: str | None = None       # external: g:a:v, a jar path or jdk:<module> (docs/tools.md)
     generated: bool = Field(False, description="Generated: by Lombok (at its annotation) or in generated sources.")
     declaration: Declaration | None = None
 
@@ -365,9 +366,12 @@ class Definition(Model):
     path: str
     range: Range
     fullRange: Range
-    module: str
-    scope: str
+    module: str | None
+    scope: str | None
     context: str | None = None
+    view: str | None = None         # a library symbol's: sources or class_file (docs/tools.md)
+    javadoc: str | None = None
+    note: str | None = None
 
 
 class GoToDefinitionResult(Envelope):

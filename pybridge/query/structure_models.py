@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from pybridge.conventions import argument_doc
+
 from .models import KEY_MAX, PATH_MAX, Cursor, Module, Repo, Scope, ToolArgs, _unicode
 from .results import Model, Range, Result
 
@@ -30,11 +32,10 @@ OUTLINE_DEFAULT = 100
 DIAGNOSTICS_DEFAULT = 100
 LIST_MAX = 1000
 
-SymbolKey = Annotated[str, Field(min_length=1, max_length=KEY_MAX, strict=True, description=(
-    "From find_symbol or symbol_at.")), AfterValidator(_unicode)]
-Path = Annotated[str, Field(min_length=1, max_length=PATH_MAX, strict=True, description=(
-    "The source file (workspace-relative, or absolute in it).")),
-    AfterValidator(_unicode)]
+SymbolKey = Annotated[str, Field(min_length=1, max_length=KEY_MAX, strict=True, description=argument_doc("symbolKey")),
+                      AfterValidator(_unicode)]
+Path = Annotated[str, Field(min_length=1, max_length=PATH_MAX, strict=True, description=argument_doc("path")),
+                 AfterValidator(_unicode)]
 
 
 def _limit(maximum: int, what: str) -> Any:

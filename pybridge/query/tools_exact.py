@@ -44,14 +44,15 @@ from typing import Any
 
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC, REF_KINDS
 from pybridge.store import DeclRow, Reader, RefRow, scope_matches
-from pybridge.store.structure import external_symbols
+from pybridge.sync.meta import GenerationMeta
 
 from .coverage import coverage
 from .errors import QueryError
+from .library import unused_class
 from .models import FindReferencesArgs, FindSymbolArgs, SymbolAtArgs
 from .paging import check_generation, cursor_offset, cursor_position, new_cursor, open_key
 from .registry import Call, tool
-from .resolve import lookup
+from .resolve import lookup, lookup_external
 from .results import FindReferencesResult, FindSymbolResult, SymbolAtResult
 from .source import check_position, workspace_path
 from .view import View, fit, rng, viewing
@@ -86,22 +87,27 @@ def find_symbol(call: Call, a: FindSymbolArgs) -> FindSymbolResult:
         limit_given = "limit" in a.model_fields_set
         env = v.envelope()
         if not found and a.module is None and a.scope is None:   # a library or JDK type by its name
-            library = [s for s in external_symbols(v.r, a.query) if a.kind in (None, s.kind)]
+            library = [s for s in lookup_external(v, a.query) if a.kind in (None, s.kind)]
             if library:
                 shown = [v.symbol_of(s) for s in library[:a.limit]]
                 return FindSymbolResult.model_validate(fit(
                     lambda k: {"symbols": shown[:k], "total": len(library), **env}, len(shown),
                     limit_given=limit_given)[0])
         symbols = [v.symbol(d) for d in found[start:start + a.limit]]
+        where = (unused_class(GenerationMeta.of(v.gen), a.query.strip(), ws.memo(v.gen.number))
+                 if not found and "." in a.query else None)
+        unused = (f"{a.query.strip()} is a class of {where} on the classpath, but no file of the workspace "
+                  f"uses it: it has no references to list (and no symbolKey).") if where else None
 
         def build(k: int) -> dict[str, Any]:
             out: dict[str, Any] = {"symbols": symbols[:k], "total": len(found)}
             if start + k < len(found):
                 out["nextCursor"] = new_cursor(v, "find_symbol", args, start + k)
             if not found:
-                out["hint"] = ("No declaration matches. Names are exact and case-sensitive: try the "
-                               "simple name, drop the parameter list or the filters; parameters and "
-                               "locals are found with symbol_at.")
+                out["hint"] = unused or (
+                    "No declaration matches. Names are exact and case-sensitive: try the "
+                    "simple name, drop the parameter list or the filters; parameters and "
+                    "locals are found with symbol_at.")
             return {**out, **env}
 
         return FindSymbolResult.model_validate(fit(build, len(symbols), limit_given=limit_given)[0])

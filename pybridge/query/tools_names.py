@@ -47,14 +47,15 @@ from __future__ import annotations
 from typing import Any
 
 from pybridge.facts import REF_IN_JAVADOC, codepoints
-from pybridge.store import CALL_KINDS, Reader, RefRow
+from pybridge.store import CALL_KINDS, Reader, RefRow, SymbolInfo
 
 from .coverage import coverage
 from .errors import QueryError
 from .freshness import combine
+from .library_view import library_definitions
 from .models import CallHierarchyArgs, FindReferencesByNameArgs, GetCallersArgs, GoToDefinitionArgs
 from .registry import Call, tool
-from .resolve import Resolved, ambiguous, candidate, not_found, resolve
+from .resolve import Resolved, ambiguous, not_found, resolve, resolved_candidate
 from .results import CallHierarchyResult, FindReferencesByNameResult, GetCallersResult, GoToDefinitionResult
 from .source import snippet
 from .view import View, fit, qualified, rng, viewing
@@ -71,14 +72,24 @@ def _resolve(v: View, text: str) -> Resolved:
 
 def _resolved_symbol(v: View, res: Resolved, text: str) -> dict[str, Any]:
     """`resolvedSymbol`: the SCIP symbol, when the name asked was not that very string."""
-    scip = v.scip(res.decl.scip, res.decl.module)
+    scip = v.scip(res.decls[0].scip, res.decls[0].module) if res.decls else v.scip(
+        res.external.scip if res.external is not None else None, None)
     return {"resolvedSymbol": scip} if scip is not None and scip != text else {}
 
 
 def _head(v: View, res: Resolved, text: str) -> dict[str, Any]:
     """What a name tool's answer starts with: the name asked, the SCIP symbol it resolved to (when
     it was not that), and the symbol's full object."""
-    return {"symbol": text, **_resolved_symbol(v, res, text), "symbolInfo": v.symbol(res.decl)}
+    info = v.symbol(res.decls[0]) if res.decls else v.symbol_of(_info(v, res))
+    return {"symbol": text, **_resolved_symbol(v, res, text), "symbolInfo": info}
+
+
+def _info(v: View, res: Resolved) -> SymbolInfo:
+    if res.external is not None:
+        return res.external
+    info = v.r.symbol(res.symbol_id)
+    assert info is not None, "a resolved symbol has its row"
+    return info
 
 
 def calls_to(r: Reader, sid: int, *, scope: str | None = None, limit: int) -> tuple[list[RefRow], int]:
@@ -120,8 +131,7 @@ def find_references_by_name(call: Call, a: FindReferencesByNameArgs) -> FindRefe
         items.sort(key=lambda x: (x["path"], x["range"]["start"]["line"],
                                   x["range"]["start"]["character"], x["kind"] != "definition"))
         items = items[:a.limit]
-        info = v.r.symbol(sid)
-        assert info is not None, "a resolved symbol has its row"
+        info = _info(v, res)
         meta = {"generation": v.gen.number, "total": total,
                 **v.flat_blockers(coverage(v.r, info, res.decl, None, None, ws.memo(v.gen.number))),
                 "limitations": v.limitations()}
@@ -143,6 +153,9 @@ def go_to_definition(call: Call, a: GoToDefinitionArgs) -> GoToDefinitionResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:
         res = _resolve(v, a.symbol)
+        if res.external is not None:
+            return GoToDefinitionResult.model_validate({**_head(v, res, a.symbol), **library_definitions(
+                v, res.external, allow_online=call.allow_online), **v.envelope()})
         definitions = [{
             "path": d.path, "range": rng(d.name_span), "fullRange": rng(d.span), "module": d.module,
             "scope": d.scope,
@@ -240,7 +253,7 @@ def get_callers(call: Call, a: GetCallersArgs) -> GetCallersResult:
                 continue
             if res is None:
                 continue
-            resolved.append(candidate(v, res.decl))
+            resolved.append(resolved_candidate(v, res))
             resolved_symbol = resolved_symbol or _resolved_symbol(v, res, a.symbol)
             rows, count = calls_to(reader, res.symbol_id, scope=scope,
                                    limit=max(a.max_results - len(callers), 0))

@@ -52,6 +52,8 @@ from pybridge.store import structure as sq
 
 from .coverage import coverage
 from .errors import QueryError, invalid
+from .library import display_of
+from .library_view import library_header
 from .paging import check_generation, cursor_offset, new_cursor, open_key
 from .registry import Call, tool
 from .results import Position, Range
@@ -143,7 +145,7 @@ class _Nodes:
                     "scope": d.scope}
         assert info is not None
         return {"symbolKey": self.v.key(sid, info.key), "symbol": self.v.scip(info.scip, None),
-                "dottedPath": info.dotted, "display": info.display or info.name, "kind": info.kind,
+                "dottedPath": info.dotted, "display": display_of(info), "kind": info.kind,
                 "external": True}
 
     def node(self, sid: int) -> Node:
@@ -785,6 +787,8 @@ def describe(call: Call, a: DescribeArgs) -> DescribeResult:
         d = nodes.decl(info.id)
         kind = nodes.kind(info.id)
         h = _header(v, d) if d is not None and d.name else None
+        if d is None and info.external:     # a library symbol: read from its sources (library_view)
+            h = library_header(v, info, allow_online=call.allow_online)
         owner = _declaring_type(v, d)
         if d is None and info.dotted and "." in info.dotted and kind not in TYPE_KINDS:
             owner = None   # a library member: its type is named by its dotted path

@@ -4,7 +4,8 @@ Shapes (camelCase, ranges as in LSP)::
 
     range    {"start": {"line", "character"}, "end": {"line", "character"}}
     symbol   {"symbolKey", "symbol" (SCIP), "dottedPath", "name", "display", "kind",
-              "module", "scope", "external", "generated": true?,
+              "module", "scope", "external", "origin"? (library and JDK symbols: `g:a:v`, a jar
+              path or `jdk:<module>`, see `library`), "generated": true?,
               "declaration": {"path", "range" (the name), "fullRange"} | null}
     summary  {"symbolKey", "symbol", "dottedPath", "display", "kind"}
     reference {"path", "range", "kind", "module", "scope", "container": index | null,
@@ -46,6 +47,7 @@ from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta
 from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
+from .library import Origin, display_of, origin
 from .source import snippet
 from .workspace import Served
 
@@ -207,18 +209,24 @@ class View:
         d = self.first_decls([info.id])[info.id]
         if d is not None:
             return self.symbol(d)
+        found = self.origin(info) if info.external else None
         return {
             "symbolKey": self.key(info.id, info.key),
             "symbol": self.scip(info.scip, None),
             "dottedPath": info.dotted,
             "name": info.name,
-            "display": info.display or info.name,
+            "display": display_of(info),
             "kind": info.kind,
             "module": None,
             "scope": None,
             "external": info.external,
+            **({"origin": found.label} if found is not None else {}),
             "declaration": None,
         }
+
+    def origin(self, info: SymbolInfo) -> Origin | None:
+        """Where a library or JDK symbol comes from (`library.origin`), memoized per generation."""
+        return origin(GenerationMeta.of(self.gen), info.key, self.ws.memo(self.gen.number))
 
     def summaries(self, ids: Iterable[int], modules: dict[int, str] | None = None) -> dict[int, dict[str, Any]]:
         """Short symbol objects; `modules` gives the declaring module where known
@@ -233,7 +241,7 @@ class View:
         out = {}
         for sid, info in infos.items():
             d = self._decls.get(sid)
-            display = (d.display if d else None) or info.display or info.name
+            display = (d.display if d else None) or display_of(info)
             out[sid] = {
                 "symbolKey": self.key(sid, info.key),
                 "symbol": self.scip(d.scip if d else info.scip, modules.get(sid)),

@@ -23,7 +23,11 @@ it answers, in the typed records of `model.py`,
 - `agent_hint(workspace)`: the Java agents (Lombok's) the indexer JVM will
   likely need, guessed before `resolve` runs, so the JVM can start meanwhile;
 - `wording`: how its users are told to act, for the messages of neutral
-  code (limitations).
+  code (limitations);
+- optionally (`SourcesFetcher`), `sources_jar(jar, ...)`: the sources jar of a
+  library jar on a classpath, offline first (where the build tool keeps it),
+  then fetched through the build tool when online is allowed; Maven has it,
+  Gradle not yet (a library's sources are then the ones already in its cache).
 
 Nothing outside `pybridge.workspace` names a build file or asks a build tool:
 sync calls these methods, and query and live read what sync recorded
@@ -35,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .model import ClasspathResult, Workspace
 
@@ -100,4 +104,15 @@ class BuildSystem(Protocol):
 
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         """The Java agent jars the indexer JVM likely needs, guessed without resolving."""
+        ...
+
+
+@runtime_checkable
+class SourcesFetcher(Protocol):
+    """The optional capability of a build system that can fetch a library jar's sources jar."""
+
+    def sources_jar(self, jar: Path, state_dir: Path, *, allow_online: bool, timeout: float = 120) -> Path | None:
+        """The `-sources.jar` of a classpath jar: where the build tool keeps it, else (online allowed)
+        fetched through the build tool into its usual place; None when there is none (no coordinates,
+        not published, offline and never fetched). Never raises for a build problem."""
         ...

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..buildsystem import Key, Progress, Wording
+from ..library import coordinates, local_sources_jar
 from ..lombok import LOMBOK, newest
 from ..model import ClasspathResult, Workspace
 from .cachekey import input_files
@@ -76,5 +77,28 @@ class MavenBuildSystem:
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         return agent_hint(workspace)
 
+    def sources_jar(self, jar: Path, state_dir: Path, *, allow_online: bool, timeout: float = 120) -> Path | None:
+        """Beside the jar in the local repository, else (online allowed, once per jar and state folder)
+        `mvn dependency:get` of its `sources` classifier, as `dependency:sources` would fetch it."""
+        return fetch_sources(jar, state_dir, allow_online=allow_online, timeout=timeout)
+
 
 MAVEN = MavenBuildSystem()
+
+
+def fetch_sources(jar: Path, state_dir: Path, *, allow_online: bool, timeout: float) -> Path | None:
+    found = local_sources_jar(jar)
+    coords = coordinates(jar)
+    if found is not None or not allow_online or coords is None or "repository" not in jar.parts:
+        return found
+    tried = state_dir / "library-sources" / "fetched" / (coords.replace(":", "_") + ".log")
+    if tried.exists():          # fetched or refused before: Maven is not asked twice
+        return local_sources_jar(jar)
+    group = coords.split(":", 1)[0].split(".")
+    repository = jar.parents[len(group) + 2]       # <repository>/g/r/o/u/p/artifact/version/x.jar
+    run = MavenRunner(timeout=timeout).run(
+        "sources", ["dependency:get", f"-Dartifact={coords}:jar:sources", "-Dtransitive=false",
+                    f"-Dmaven.repo.local={repository}"], state_dir, offline=False)
+    tried.parent.mkdir(parents=True, exist_ok=True)
+    tried.write_text(f"$ {' '.join(run.command)}\n# exit {run.returncode}\n{run.output[-4000:]}")
+    return local_sources_jar(jar)
