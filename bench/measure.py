@@ -154,8 +154,8 @@ def compile_jobs(root: Path, state: Path) -> list[dict]:
                              "sourcepath": [str(p) for p in cp.sourcepath],
                              "classpath": [str(p) for p in cp.classpath],
                              "release": str(cp.release), "encoding": module.encoding,
-                             # as Maven's compiler plugin: --release only when the POM says release
-                             "release_flag": "release" if "release" in module.release_source else "source"})
+                             # as the build: --release only when it says release (ClasspathResult.api)
+                             "release_flag": "release" if cp.api is not None else "source"})
     return jobs
 
 

@@ -90,8 +90,7 @@ def render_hierarchy(facade: Any, repo: str | None = None) -> str:
 
             def walk(items: list[dict[str, Any]], side: str, depth: int) -> None:
                 for i in items:
-                    marks = "".join([" [library]" if i.get("beyond") == "library" else "",
-                                     " [seen]" if i.get("seen") else ""])
+                    marks = " [seen]" if i.get("seen") else ""
                     out.append(f"  {'  ' * depth}{side:<5} {i['relation']} {i['dottedPath']}{marks}")
                     walk(i.get("children", []), side, depth + 1)
 

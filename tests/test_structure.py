@@ -157,7 +157,11 @@ def test_type_hierarchy_both_ways_with_library_supertypes_by_scip_symbol(served)
     lib = ok(served, "type_hierarchy", {"symbolKey": error, "direction": "super"})
     [exception] = lib["supertypes"]
     assert exception["symbol"] == "scip-java maven . . java/lang/Exception#"
-    assert exception["external"] is True and exception["beyond"] == "library" and "path" not in exception
+    assert exception["external"] is True and "beyond" not in exception and "path" not in exception
+    # the JDK's own supertypes follow, at every depth (Object left out)
+    [throwable] = exception["children"]
+    assert (throwable["dottedPath"], [c["dottedPath"] for c in throwable["children"]]) == (
+        "java.lang.Throwable", ["java.io.Serializable"])
 
 
 def test_an_enum_constant_body_is_a_subtype_of_its_enum(served):

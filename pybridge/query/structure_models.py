@@ -149,8 +149,7 @@ class Coverage(Model):
 class TreeNode(Node):
     relation: str | None = Field(default=None, description="extends or implements: the edge to the parent.")
     seen: bool = Field(default=False, description="Shown already elsewhere in this tree (children not repeated).")
-    beyond: str | None = Field(default=None, description="Why the tree stops here (`library`: the supertypes "
-                                                 "of library types are not indexed; `depth`; `limit`).")
+    beyond: str | None = Field(default=None, description="Why the tree stops here: `depth` or `limit`.")
     children: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Its own supertypes or subtypes: nodes of this same shape."))
 

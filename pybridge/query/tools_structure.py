@@ -16,11 +16,14 @@ Choices where the contract is silent:
   generation and marks the envelope stale: "what did the compiler say at
   the last sync" is the question.
 - A constant of an enum with a class body is an anonymous subclass of the
-  enum: the compiler records no `extends` relation for it, so these tools
-  add one (the anonymous class's container is the constant, whose container
-  is the enum).
-- Library and JDK types end a supertype tree (`beyond: library`): the store
-  holds the relations of the workspace's own declarations only.
+  enum: the indexer records its `extends` (since indexer version 5), and
+  these tools add it too, for a generation indexed before (the anonymous
+  class's container is the constant, whose container is the enum).
+- Library and JDK supertypes are shown at every depth: the indexer stores
+  the supertypes of every library type above a workspace type (read from
+  the class files through JDT's bindings), so find_implementations of a
+  library type walks through library types too (a class extending
+  `AbstractList` implements `Collection`). `java.lang.Object` is left out.
 - find_implementations lists classes, enums and records (anonymous ones
   included); sub-interfaces are walked through and shown by type_hierarchy.
 - call_graph `in` counts as a caller of X every container of a call to X
@@ -291,9 +294,7 @@ class _TreeWalk:
                 item.seen = True
             else:
                 self.shown.add(child)
-                if fields.get("external") and not self.adjacency.get(child):
-                    item.beyond = "library"
-                elif child in self.adjacency:
+                if child in self.adjacency:
                     item.children = [dump(c) for c in self.build(child, level + 1)]
                 elif self.depth is not None and level + 1 >= self.depth:
                     item.beyond = "depth"
@@ -313,8 +314,8 @@ def _need_type(info: SymbolInfo, kind: str | None, tool: str) -> None:
 
 @tool("type_hierarchy", args=TypeHierarchyArgs, result=TypeHierarchyResult, description="""
     Supertypes and subtypes of a type, direct and indirect, as trees with extends/implements
-    edges. Library and JDK supertypes end a tree (SCIP symbol); `subtypeCoverage`: the subtypes
-    are provably all.""")
+    edges, library and JDK types included (SCIP symbol); `subtypeCoverage`: the subtypes are
+    provably all.""")
 def type_hierarchy(call: Call, a: TypeHierarchyArgs) -> TypeHierarchyResult:
     def run(v: View, info: SymbolInfo) -> TypeHierarchyResult:
         nodes = _Nodes(v)

@@ -43,10 +43,12 @@ from pybridge.sync.meta import (
 )
 from pybridge.sync.oversized import has_oversized, stage_oversized
 from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, environment, plan, visibility
+from pybridge.sync.release import settle_api
 from pybridge.sync.state import StoreLocation, state_dir_for
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
+from pybridge.worker.jdk import JdkNotFoundError
 from pybridge.workspace import (
     AUTO,
     BuildSystem,
@@ -61,6 +63,7 @@ from pybridge.workspace import (
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
+
 
 class StaleSnapshotError(PybridgeError):
     """The workspace changed while the sync ran: nothing was published."""
@@ -365,7 +368,11 @@ def _resolve(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapsho
             raise starter.error
     for cp in classpaths.values():
         snapshots.add_classpath(snap, cp.classpath)
-    return classpaths
+    try:
+        libjvm = worker.jvm_path
+    except JdkNotFoundError:
+        return classpaths           # no JDK: nothing to index with (the worker's start says so, if needed)
+    return settle_api(classpaths, libjvm)
 
 
 def _inputs(run: _Run, system: BuildSystem, workspace: Workspace, snap: snapshots.Snapshot,
@@ -587,7 +594,8 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
 
         tasks.append(IndexTask(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
                                             classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                                            encoding=module.encoding), index_progress, stage_files))
+                                            encoding=module.encoding, api=str(cp.api or "")),
+                               index_progress, stage_files))
         starts.append((job, done_before))
         done_before += len(paths)
     if not tasks:

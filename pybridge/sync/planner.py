@@ -93,8 +93,10 @@ Job = tuple[str, str]   # (module id, scope)
 
 def environment(cp: ClasspathResult, encoding: str, classpath_stats: dict[str, list[int]]) -> str:
     """The fingerprint of everything but the sources that one module and scope is indexed with."""
-    payload = [[str(p), classpath_stats.get(str(p))] for p in cp.classpath], \
-        [str(p) for p in cp.sourcepath], str(cp.release), encoding
+    payload: tuple[object, ...] = ([[str(p), classpath_stats.get(str(p))] for p in cp.classpath],
+                                   [str(p) for p in cp.sourcepath], str(cp.release), encoding)
+    if cp.api is not None:          # the release whose library it binds against (sync/release.py)
+        payload += (cp.api,)
     return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:24]
 
 

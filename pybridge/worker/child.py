@@ -94,7 +94,8 @@ def main() -> int:
             chunk = int(request.get("chunk_files") or 0)
             args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
                     JArray(JString)(request["classpath"]), JString(request["release"]),
-                    JString(request["encoding"]), bool(request.get("javadoc", True)))
+                    JString(request.get("api") or ""), JString(request["encoding"]),
+                    bool(request.get("javadoc", True)))
             if chunk > 0:
                 _stream(Indexer.stream(*args, chunk), proto_out, protocol)
                 continue

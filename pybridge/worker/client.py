@@ -56,7 +56,7 @@ DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
 
 Progress = Callable[[int, int], None]
 
-INDEXER_VERSION = "4"
+INDEXER_VERSION = "5"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 
@@ -190,6 +190,7 @@ class IndexRequest:
     release: str = "17"
     encoding: str = "UTF-8"
     javadoc: bool = True
+    api: str = ""              # the release whose system library to bind against; "": the running JDK's
 
     def as_message(self) -> dict[str, Any]:
         return {
@@ -197,6 +198,7 @@ class IndexRequest:
             "sourcepath": [str(p) for p in self.sourcepath],
             "classpath": [str(p) for p in self.classpath],
             "release": str(self.release),
+            "api": str(self.api),
             "encoding": self.encoding,
             "javadoc": self.javadoc,
         }

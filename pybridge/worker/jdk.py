@@ -20,12 +20,14 @@ one has `bin/java -version` run. JPype loads the JVM library (`lib/server/libjvm
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +123,37 @@ def _java_executable(home: Path) -> Path | None:
         if (home / "bin" / name).is_file():
             return home / "bin" / name
     return None
+
+
+def home_of_libjvm(libjvm: str | Path) -> Path:
+    """The JDK home of a JVM library (`<home>/lib/server/libjvm.so`, `<home>/bin/server/jvm.dll`)."""
+    return Path(libjvm).resolve().parent.parent.parent
+
+
+@functools.lru_cache(maxsize=8)
+def api_releases(home: Path) -> tuple[int | None, frozenset[int]]:
+    """(the JDK's feature release, every release whose API it supplies to javac's `--release`): its
+    own, and each older one its `lib/ct.sym` holds (JEP 247; a folder of ct.sym lists the releases it
+    serves, one character each: 7, 8, 9, then A for 10, B for 11...). The release is None, and the set
+    empty, when the folder's `release` file names no Java version."""
+    version = _release_version(home)
+    major = java_major(version) if version else None
+    if major is None:
+        return None, frozenset()
+    found = {major}
+    try:
+        with zipfile.ZipFile(home / "lib" / "ct.sym") as ct:
+            codes = {name.split("/", 1)[0] for name in ct.namelist()}
+    except (OSError, zipfile.BadZipFile):
+        return major, frozenset(found)
+    for code in codes:
+        if "-" in code:          # "9-modules": module descriptors, not a release's classes
+            continue
+        for ch in code:
+            n = int(ch, 36) if ch.isalnum() else 0
+            if 0 < n < major:
+                found.add(n)
+    return major, frozenset(found)
 
 
 def inspect_home(home: Path, place: str) -> Jdk | str:

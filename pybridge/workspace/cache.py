@@ -33,7 +33,7 @@ from pathlib import Path
 from .buildsystem import Key
 from .userdirs import cache_home
 
-VERSION = 1                 # of the entries' format; every build system's key includes it
+VERSION = 2                 # of the entries' format; every build system's key includes it
 SHARED_ENTRIES = 64         # the shared folder keeps the entries used last
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 class Cached:
     classpaths: dict[Key, list[Path]]
     releases: dict[str, int]
+    apis: dict[str, int | None]     # module id -> the release whose API javac binds against (ClasspathResult.api)
     shared: bool            # from the shared folder, not from this state folder's file
 
 
@@ -71,25 +72,26 @@ def load(path: Path, key: str) -> Cached | None:
     return Cached(*found, shared=True)
 
 
-def _read(path: Path, key: str) -> tuple[dict[Key, list[Path]], dict[str, int]] | None:
+def _read(path: Path, key: str) -> tuple[dict[Key, list[Path]], dict[str, int], dict[str, int | None]] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("key") != key:
             return None
         classpaths = {(e["module"], e["scope"]): [Path(p) for p in e["classpath"]] for e in data["entries"]}
         releases = {m: int(r) for m, r in data["releases"].items()}
+        apis = {m: None if a is None else int(a) for m, a in data["apis"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if not all(p.exists() for cp in classpaths.values() for p in cp):
         return None
-    return classpaths, releases
+    return classpaths, releases, apis
 
 
-def store(path: Path, key: str, classpaths: dict[Key, list[Path]], releases: dict[str, int], *,
-          shared: bool = True) -> None:
+def store(path: Path, key: str, classpaths: dict[Key, list[Path]], releases: dict[str, int],
+          apis: dict[str, int | None] | None = None, *, shared: bool = True) -> None:
     """Write the state folder's file (an OSError there is the caller's), and with `shared` the
     shared entry (never raises)."""
-    data = {"key": key, "releases": releases,
+    data = {"key": key, "releases": releases, "apis": apis or {},
             "entries": [{"module": m, "scope": s, "classpath": [str(p) for p in cp]}
                         for (m, s), cp in classpaths.items()]}
     text = json.dumps(data, indent=1)

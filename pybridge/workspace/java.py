@@ -22,3 +22,19 @@ def parse_release(value: str | None) -> int | None:
         return None
     m = _RELEASE.match(value.strip())
     return int(m.group(1)) if m else None
+
+
+BINDING_SOURCES = frozenset({
+    "compiler plugin <release>", "maven.compiler.release",          # Maven: javac --release N
+    "options.release", "compilerArgs --release",                    # Gradle: javac --release N
+    "toolchain", "java.toolchain",                                  # Gradle: javac of JDK N itself
+})
+"""The `release_source`s whose release is also the API javac binds against. The others
+(`-source`/`-target`, `sourceCompatibility`, `default`) only set the language level: javac then
+binds against the library of the JDK it runs on, and so does pybridge (the running JDK's)."""
+
+
+def api_release(release: int, source: str) -> int | None:
+    """The release whose API (`ct.sym`) javac binds against for a module that compiles for `release`,
+    read from where that release came from (`source`); None: the running JDK's own library."""
+    return release if source in BINDING_SOURCES else None

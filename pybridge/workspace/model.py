@@ -200,3 +200,6 @@ class ClasspathResult:
     # The annotation processor path, when the build names one apart from the classpath; empty when
     # processors are found on the classpath (Maven, as pybridge reads it today).
     processor_path: tuple[Path, ...] = ()
+    # The release whose API javac binds against (`--release N`, a Gradle toolchain); None when javac
+    # binds against the library of the JDK it runs on (`-source`/`-target` only, or nothing said).
+    api: int | None = None

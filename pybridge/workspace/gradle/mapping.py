@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..java import api_release
 from ..lombok import agents_for
 from ..model import ClasspathResult, Dependency, Limitation, Module, Scope, SiblingDep, Workspace
 from .compiler import encoding_of, jvm_encoding_note, release_of
@@ -149,7 +150,7 @@ def build_model(root: Path, projects: Iterable[ProjectJson]) -> GradleModel:
             note = jvm_encoding_note(p, enc_source)
             if note and ss.name == MAIN:
                 notes.append(note)
-            classpaths[key] = ClasspathResult(cp, sp, tuple(lims), rel, ss.processor_path)
+            classpaths[key] = ClasspathResult(cp, sp, tuple(lims), rel, ss.processor_path, api_release(rel, rel_source))
             scopes[key] = GradleScope(mid, ss.name, ss.compile_task, javac, rel_source, enc, enc_source,
                                       ss.processor_path, ss.processor_rule, procs, ss.java_dirs, ss.generated_dir)
     agents = agents_for(classpaths)

@@ -45,9 +45,11 @@ and, for `main`, `generated_sources_absent` when a processor other than
 Lombok (which generates no files) is configured but no folder exists under
 target/generated-sources (`pybridge.workspace.processing`).
 
-The JDK is not on the classpath: JDT compiles against the running JVM's
-system library; `ClasspathResult.release` says which release to target
-(from Maven's effective POM when it ran, else from our POM reading).
+The JDK is not on the classpath: `ClasspathResult.release` says which release
+to target (from Maven's effective POM when it ran, else from our POM reading),
+and `ClasspathResult.api` whose system library to bind against: the release
+for `<release>`/`maven.compiler.release` (javac's `--release`), None for
+`<source>`/`maven.compiler.source` (javac binds against the JDK it runs on).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from ..buildsystem import Key, Progress, SiblingCheckout
 from ..cache import Cached
 from ..cache import load as load_cache
 from ..cache import store as store_cache
+from ..java import api_release
 from ..model import ClasspathResult, Dependency, Limitation, Module, Workspace
 from ..processing import processing_limitations as _processing
 from .cachekey import cache_key
@@ -99,6 +102,9 @@ from .runner import (
 )
 from .terms import MAIN_DEP_SCOPES, POM, WORDING, pom_of
 from .xmlread import PomError, is_file, parse_xml
+
+Release = tuple[int, int | None]
+"""A module's release, and the release whose API javac binds against (`ClasspathResult.api`)."""
 
 
 def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_online: bool = True,
@@ -139,24 +145,26 @@ def resolve_classpaths(workspace: Workspace, state_dir: Path | str, *, allow_onl
         moved = cached is not None
     try:
         if cached is not None:
-            classpaths, releases = cached.classpaths, cached.releases
+            classpaths = cached.classpaths
+            releases = {m: (r, cached.apis.get(m)) for m, r in cached.releases.items()}
             failures: dict[Key, str] = {}
             if moved:
                 assert sibling is not None
                 say(f"The build files are those of the checkout at {sibling.root}: using its resolved "
                     f"classpaths, moved to this checkout")
-                store_cache(cache_file, key, classpaths, releases)
+                store_cache(cache_file, key, classpaths, cached.releases, cached.apis)
             elif cached.shared:
                 say("The POMs did not change since they were last resolved: using the classpaths cached by "
                     "another state folder")
-                store_cache(cache_file, key, classpaths, releases, shared=False)
+                store_cache(cache_file, key, classpaths, cached.releases, cached.apis, shared=False)
             else:
                 say("The POMs did not change since the last resolution: using the cached classpaths")
         else:
             classpaths, failures, releases = _resolve(workspace, modules, state_root / "maven", runner,
                                                       allow_online, say)
             if not failures:
-                store_cache(cache_file, key, classpaths, releases)
+                store_cache(cache_file, key, classpaths, {m: r for m, (r, _a) in releases.items()},
+                            {m: a for m, (_r, a) in releases.items()})
     except OSError as exc:
         raise WorkspaceError(f"Cannot write pybridge's state folder {state_root}: {exc}; free some space or "
                              "choose another folder with --state-dir.") from None
@@ -181,11 +189,11 @@ def _from_sibling(workspace: Workspace, sibling: SiblingCheckout, key: str) -> C
     classpaths = {k: [moved(p) for p in cp] for k, cp in found.classpaths.items()}
     if not all(p.exists() for cp in classpaths.values() for p in cp):
         return None
-    return Cached(classpaths, found.releases, shared=True)
+    return Cached(classpaths, found.releases, found.apis, shared=True)
 
 
 def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Key, list[Path]],
-             failures: Mapping[Key, str], releases: Mapping[str, int]) -> dict[Key, ClasspathResult]:
+             failures: Mapping[Key, str], releases: Mapping[str, Release]) -> dict[Key, ClasspathResult]:
     out: dict[Key, ClasspathResult] = {}
     for m in modules:
         for s in m.scopes:
@@ -195,13 +203,14 @@ def _results(workspace: Workspace, modules: list[Module], classpaths: Mapping[Ke
                                        f"Maven could not resolve the {s} classpath of {m.id}: "
                                        f"{failures[(m.id, s)]}", s))
             lims += processing_limitations(m, s)
+            release, api = releases.get(m.id, (m.release, api_release(m.release, m.release_source)))
             out[(m.id, s)] = ClasspathResult(tuple(classpaths.get((m.id, s), [])), sourcepath(workspace, m, s),
-                                             tuple(lims), releases.get(m.id, m.release))
+                                             tuple(lims), release, api=api)
     return out
 
 
 def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: MavenRunner, allow_online: bool,
-             say: Progress) -> tuple[dict[Key, list[Path]], dict[Key, str], dict[str, int]]:
+             say: Progress) -> tuple[dict[Key, list[Path]], dict[Key, str], dict[str, Release]]:
     if state.exists():
         shutil.rmtree(state)
     state.mkdir(parents=True)
@@ -263,8 +272,12 @@ def _resolve(workspace: Workspace, modules: list[Module], state: Path, runner: M
     return classpaths, failures, _releases(effs)
 
 
-def _releases(effs: Mapping[str, EffectivePom]) -> dict[str, int]:
-    return {mid: java_release(e.prop, e.compiler_configs)[0] for mid, e in effs.items()}
+def _releases(effs: Mapping[str, EffectivePom]) -> dict[str, Release]:
+    return {mid: _release(*java_release(e.prop, e.compiler_configs)) for mid, e in effs.items()}
+
+
+def _release(release: int, source: str) -> Release:
+    return release, api_release(release, source)
 
 
 def _one_run_possible(ws: Workspace) -> bool:

@@ -45,6 +45,7 @@ final class FactVisitor extends ASTVisitor {
     private final Deque<String> containers = new ArrayDeque<>();
     private final Set<ASTNode> handled = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<String> externals = new HashSet<>();
+    private final Set<String> libraryTypes = new HashSet<>();    // expanded by librarySupertypes
     private final Map<String, Integer> initializerCounts = new java.util.HashMap<>();
     private final Set<String> generated = new HashSet<>();   // keys of the generated declarations of this file
     private int javadocDepth;
@@ -750,11 +751,30 @@ final class FactVisitor extends ASTVisitor {
 
     private void relations(ITypeBinding t) {
         ITypeBinding sup = t.getSuperclass();
-        if (sup != null && !t.isEnum() && !t.isRecord() && !"java.lang.Object".equals(sup.getErasure().getQualifiedName())) {
+        // Enum and Record are supertypes like any other (javac's too: an enum is Comparable); Object is left out
+        if (sup != null && !"java.lang.Object".equals(sup.getErasure().getQualifiedName())) {
             rel(Kinds.EXTENDS, t, sup);
         }
         for (ITypeBinding i : t.getInterfaces()) {
             rel(t.isInterface() ? Kinds.EXTENDS : Kinds.IMPLEMENTS, t, i);
+        }
+        if (t.isFromSource()) librarySupertypes(t);
+    }
+
+    /**
+     * The supertypes of {@code t}'s library and JDK supertypes, at every depth, read from their
+     * bindings: one library-to-library edge each (same kinds as {@link #relations}, Object left out),
+     * each library type expanded once per file. Per file, not per batch: the edges a file needs stay
+     * with it when it is re-indexed alone, or another file that shared them is deleted.
+     */
+    private void librarySupertypes(ITypeBinding t) {
+        Deque<ITypeBinding> todo = new ArrayDeque<>();
+        addSupers(t, todo);
+        while (!todo.isEmpty()) {
+            ITypeBinding s = todo.pop().getTypeDeclaration();
+            if (s.isFromSource() || s.isRecovered() || s.getKey() == null || !libraryTypes.add(s.getKey())) continue;
+            relations(s);
+            addSupers(s, todo);
         }
     }
 

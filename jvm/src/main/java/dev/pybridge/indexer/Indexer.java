@@ -27,7 +27,7 @@ import org.eclipse.jdt.core.dom.FileASTRequestor;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "4";
+    public static final String VERSION = "5";
 
     private Indexer() {}
 
@@ -38,8 +38,18 @@ public final class Indexer {
 
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release,
                               String encoding, boolean javadoc, ProgressListener progress) {
+        return index(files, sourcepath, classpath, release, "", encoding, javadoc, progress);
+    }
+
+    /**
+     * Like the other {@code index}, binding against {@code api}'s system library: the release javac's
+     * {@code --release} names ({@link ReleaseLibrary}); empty for the running JDK's own library (javac
+     * with {@code -source}/{@code -target} only, or no release).
+     */
+    public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
+                              String encoding, boolean javadoc, ProgressListener progress) {
         Batch[] whole = new Batch[1];
-        run(files, sourcepath, classpath, release, encoding, javadoc, progress, 0, b -> whole[0] = b);
+        run(files, sourcepath, classpath, release, api, encoding, javadoc, progress, 0, b -> whole[0] = b);
         return whole[0];
     }
 
@@ -52,10 +62,16 @@ public final class Indexer {
      */
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
                                      String encoding, boolean javadoc, int chunkFiles) {
+        return stream(files, sourcepath, classpath, release, "", encoding, javadoc, chunkFiles);
+    }
+
+    /** Like the other {@code stream}, binding against {@code api}'s system library (see {@code index}). */
+    public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
+                                     String api, String encoding, boolean javadoc, int chunkFiles) {
         BatchStream stream = new BatchStream();
         Thread t = new Thread(() -> {
             try {
-                run(files, sourcepath, classpath, release, encoding, javadoc, stream, chunkFiles, stream::put);
+                run(files, sourcepath, classpath, release, api, encoding, javadoc, stream, chunkFiles, stream::put);
                 stream.finish(null);
             } catch (Throwable e) {
                 stream.finish(e);
@@ -67,7 +83,7 @@ public final class Indexer {
     }
 
     private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
-                            String encoding, boolean javadoc, ProgressListener progress, int chunkFiles,
+                            String api, String encoding, boolean javadoc, ProgressListener progress, int chunkFiles,
                             java.util.function.Consumer<Batch> out) {
         long t0 = System.nanoTime();
         String level = normalizeRelease(release);
@@ -84,6 +100,7 @@ public final class Indexer {
         String[] sourceEncodings = new String[sourcepath.length];
         Arrays.fill(sourceEncodings, encoding);
         parser.setEnvironment(classpath, sourcepath, sourceEncodings, true);
+        if (api != null && !api.isEmpty()) ReleaseLibrary.bind(parser, Integer.parseInt(api.trim()));
 
         List<String> todo = new ArrayList<>();
         for (String f : files) {
