@@ -168,17 +168,18 @@ def _answer(v: View, plan: planner.RenamePlan, base: dict[str, str], result: Edi
     return fit(build, len(rest), limit_given=False)[0]
 
 
-def _new_position(plan: planner.RenamePlan) -> tuple[str, int, int]:
-    """Where the renamed declaration's name starts after the edit: (path, line, character)."""
+def _new_position(plan: planner.RenamePlan) -> tuple[str, int, int, str]:
+    """Where the renamed declaration's name starts after the edit, and its kind: (path, line,
+    character, kind)."""
     t = plan.target
     span: Span = t.name_span
     shift = sum(len(plan.new_name) - len(plan.old_name) for f in plan.files if f.path == t.path
                 for e in f.edits if e.span.start_line == span.start_line and e.span.start_char < span.start_char)
     path = next((m.target for m in plan.moves if m.source == t.path), t.path)
-    return path, span.start_line, span.start_char + shift
+    return path, span.start_line, span.start_char + shift, t.kind
 
 
-def _published(call: Call, ws: Served, at: tuple[str, int, int]) -> dict[str, Any]:
+def _published(call: Call, ws: Served, at: tuple[str, int, int, str]) -> dict[str, Any]:
     """Wait for a generation that holds the rename (the live index's catch-up, else a sync), and the
     renamed declaration's key in it."""
     live = ws.freshness.live
@@ -197,8 +198,8 @@ def _published(call: Call, ws: Served, at: tuple[str, int, int]) -> dict[str, An
     ws.freshness.invalidate()
     reader = ws.reader()
     try:
-        path, line, char = at
-        found = [h for h in reader.at(path, line, char) if isinstance(h, DeclRow)
+        path, line, char, kind = at
+        found = [h for h in reader.at(path, line, char) if isinstance(h, DeclRow) and h.kind == kind
                  and (h.name_span.start_line, h.name_span.start_char) == (line, char)]
         out: dict[str, Any] = {"generation": reader.generation.number}
         if found:
