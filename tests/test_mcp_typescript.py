@@ -26,7 +26,7 @@ TOKEN = "ts-client-token"
 # Every error code the scenario provokes; before issue 9 the output schemas did not admit error objects and the
 # TypeScript client rejected each of these results with MCP error -32602.
 ERROR_CODES = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
-                  "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed"}
+                  "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "stale_base"}
 
 pytestmark = [
     pytest.mark.skipif(NODE is None, reason="node is not installed: the TypeScript SDK client cannot run"),
@@ -77,6 +77,7 @@ def scenario(tmp_path_factory, samples, worker):
     (roots["broken"] / "pom.xml").write_text("<project>", encoding="utf-8")
 
     declared = greeter["declaration"]
+    greeter_text = (roots["reactor"] / declared["path"]).read_text(encoding="utf-8")
     start = declared["range"]["start"]
     calls = [
         ("sync", "sync", {"repo": "resync"}),  # its own copy: a sync may publish a new generation
@@ -95,6 +96,8 @@ def scenario(tmp_path_factory, samples, worker):
         ("outline", "outline", {"repo": "reactor", "path": declared["path"]}),
         ("diagnostics", "diagnostics", {"repo": "reactor"}),
         ("describe", "describe", {"symbolKey": greet["symbolKey"]}),
+        ("check_edit", "check_edit", {"repo": "reactor", "changes": [{"path": declared["path"], "text": greeter_text
+                                                                     + "\n// edited\n"}]}),
         ("invalid_argument", "find_references", {"symbolKey": greeter["symbolKey"], "limit": 501}),
         ("unknown_repo", "status", {"repo": "nowhere"}),
         ("not_synced", "find_symbol", {"query": "Counter", "repo": "fresh"}),
@@ -106,6 +109,8 @@ def scenario(tmp_path_factory, samples, worker):
         ("invalid_cursor", "find_references", {"symbolKey": greeter["symbolKey"], "cursor": "garbage"}),
         ("stale_cursor", "find_symbol", {"query": "add", "repo": "kitchen", "limit": 1, "cursor": old_cursor}),
         ("sync_failed", "sync", {"repo": "broken"}),
+        ("stale_base", "check_edit", {"repo": "reactor", "base": {declared["path"]: "0" * 64},
+                                      "changes": [{"path": declared["path"], "text": greeter_text}]}),
     ]
     return {"roots": roots, "home": home, "calls": [{"label": a, "tool": b, "args": c} for a, b, c in calls],
             "greeter": greeter}
@@ -130,7 +135,7 @@ def answers(request, scenario) -> dict:
 
 SUCCESS = ["sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
            "goToDefinition", "callHierarchy", "type_hierarchy", "find_implementations", "call_graph", "outline",
-           "diagnostics", "describe"]
+           "diagnostics", "describe", "check_edit"]
 
 
 def test_the_client_lists_every_tool(answers):
@@ -162,10 +167,11 @@ def test_the_seed_tools_answer_the_typescript_client_in_their_seeds_shapes(answe
     assert {c["repo"] for c in callers["callers"]} == {str(scenario["roots"]["reactor"].resolve())}
     assert isinstance(callers["total"], int) and isinstance(callers["truncated"], bool)
     assert len(by_label["find_references"]["references"]) <= 100 and "meta" in by_label["find_references"]
+    assert by_label["check_edit"]["verdict"] == "clean"        # a comment added: nothing moved
 
 
 EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),
-         "stale_snapshot": ("changed",), "unknown_repo": ("served",)}
+         "stale_snapshot": ("changed",), "unknown_repo": ("served",), "stale_base": ("changed",)}
 
 
 @pytest.mark.parametrize("code", sorted(ERROR_CODES))

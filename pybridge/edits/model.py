@@ -42,10 +42,11 @@ class _Model(BaseModel):
 
 
 class FileChange(_Model):
-    """One file of a proposed change: its whole new text, or None to delete it."""
-
-    path: str = Field(description="Workspace-relative path (absolute inside the workspace works too).")
-    text: str | None = Field(description="The whole new content; null deletes the file; a new path adds one.")
+    # One file of a proposed change: `path` workspace-relative (absolute inside it works too), `text`
+    # its whole new content or None to delete it. (No docstring and no field descriptions: the
+    # tool's input schema inlines this model, and `changes` describes it once.)
+    path: str
+    text: str | None
 
 
 class Position(_Model):

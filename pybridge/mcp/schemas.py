@@ -91,15 +91,21 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
     return inlined
 
 
-def _not_null(node: Any) -> Any:
+def _not_null(node: Any, keep: bool = False) -> Any:
     """An optional argument written as its type alone: null means "not given", and leaving the
-    argument out says the same."""
+    argument out says the same. A required one that admits null (check_edit's `text: null`, which
+    deletes a file) keeps null (`keep`)."""
     if isinstance(node, dict):
         alts = node.get("anyOf")
-        if isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts:
+        if not keep and isinstance(alts, list) and len(alts) == 2 and {"type": "null"} in alts:
             [kept] = [a for a in alts if a != {"type": "null"}]
             node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **kept}
-        return {k: _not_null(v) for k, v in node.items()}
+        required = set(node.get("required", ())) if isinstance(node.get("properties"), dict) else set()
+        out = {k: _not_null(v) for k, v in node.items() if k != "properties"}
+        if "properties" in node:
+            out["properties"] = {k: _not_null(v, keep=k in required) for k, v in node["properties"].items()} \
+                if isinstance(node["properties"], dict) else node["properties"]
+        return out
     if isinstance(node, list):
         return [_not_null(v) for v in node]
     return node

@@ -47,7 +47,7 @@ from pybridge.edits.model import (
 from pybridge.worker import Worker
 
 from .errors import QueryError, invalid
-from .models import CURSOR_MAX, PATH_MAX, Repo, ToolArgs
+from .models import Cursor, Repo, ToolArgs
 from .paging import cursor_offset, new_cursor
 from .registry import Call, tool
 from .results import Envelope, Model
@@ -63,12 +63,11 @@ class CheckEditArgs(ToolArgs):
 
     repo: Repo = None
     changes: Annotated[list[FileChange] | None, Field(max_length=CHANGES_MAX, description=(
-        "[{path, text}]: each file's whole new text; text null deletes; a new path adds a file."))] = None
-    patch: Annotated[str | None, Field(max_length=TEXT_MAX, description=(
-        "Or one unified diff (git diff) against the files on disk."))] = None
-    base: Annotated[dict[Annotated[str, Field(max_length=PATH_MAX)], str] | None, Field(description=(
-        "path -> SHA-256 of the file as you read it; any that differs: stale_base."))] = None
-    cursor: Annotated[str | None, Field(max_length=CURSOR_MAX, description="The previous page's nextCursor.")] = None
+        "[{path, text}]: whole new text; null text deletes."))] = None
+    patch: Annotated[str | None, Field(max_length=TEXT_MAX, description="Or a unified diff.")] = None
+    base: Annotated[dict[str, str] | None, Field(description=(
+        "path -> SHA-256 you read; a mismatch is stale_base."))] = None
+    cursor: Cursor = None
 
 
 class Totals(Model):
@@ -172,9 +171,8 @@ def _changes(ws: Served, a: CheckEditArgs) -> list[FileChange]:
 
 
 @tool("check_edit", args=CheckEditArgs, result=CheckEditResult, progress=True, description="""
-    Compile a change before writing it (nothing is written) and say what it does: errors added or
-    removed, references that would bind elsewhere (`rebound`, from -> to), override/implements
-    relations gained or lost, declarations added, removed or changed, and a verdict.""")
+    Compile a change without writing it: errors added/removed, references that would bind elsewhere
+    (rebound), relations gained/lost, declarations changed, and a verdict.""")
 def check_edit_tool(call: Call, a: CheckEditArgs) -> CheckEditResult:
     ws = call.spaces.pick(a.repo)
     with viewing(ws) as v:

@@ -1,0 +1,161 @@
+"""check_edit's hazard corpus (issue 24, DESIGN section 10) on samples/edits, with real JDT: each case's
+expected answer was reviewed by hand.
+
+- an added overload `show(String)` captures `printer.show("text")` (no error: changes_meaning);
+- a parameter type change `twice(int)` -> `twice(long)`: the call still binds to the same declaration
+  (clean; the declaration is `changed`, its call is not rebound);
+- a deleted method still called: breaks_build, the call's error added, the call rebound to null;
+- a field in a subclass hides the inherited one: `count` in Derived.next() rebinds;
+- a field added to a superclass hides the outer class's: `limit` in Outer.Inner rebinds (a file the
+  edit does not touch, found by the planner), and a method added there is overridden by accident;
+- stale_base, a patch input (the same answer as its changes), a patch that does not apply;
+- nothing is written: the workspace's bytes and the current generation stay as they were.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+
+import pytest
+
+from pybridge.store import Store
+from pybridge.sync.state import store_path
+from tests.test_query_support import err, facade_for, ok, synced_sample
+
+P = "src/main/java/com/acme/edits/"
+SCIP = "scip-java maven dev.pybridge.samples/edits 1.0 com/acme/edits/"
+
+
+@pytest.fixture(scope="module")
+def edits(tmp_path_factory, worker):
+    root, state = synced_sample("edits", tmp_path_factory, worker)
+    facade = facade_for((root, state), worker=worker)
+    yield facade, root, state
+    facade.close()
+
+
+def _changed(root, name: str, old: str, new: str) -> dict:
+    text = (root / P / name).read_text(encoding="utf-8")
+    assert old in text
+    return {"path": P + name, "text": text.replace(old, new, 1)}
+
+
+def _check(facade, *changes, **extra) -> dict:
+    return ok(facade, "check_edit", {"changes": list(changes), **extra})
+
+
+def _rows(answer: dict) -> list[tuple]:
+    return [(r["path"].removeprefix(P), r["range"]["start"]["line"], r["range"]["start"]["character"], r["kind"],
+             r["from"]["symbol"].removeprefix(SCIP), r["to"] and r["to"]["symbol"].removeprefix(SCIP))
+            for r in answer["rebound"]]
+
+
+def _decls(rows: list[dict]) -> list[tuple]:
+    return [(r["path"].removeprefix(P), r["kind"], r["symbol"]["display"], r.get("before")) for r in rows]
+
+
+OVERLOAD = ("    public int twice",
+            "    public String show(String s) {\n        return s;\n    }\n\n    public int twice")
+
+
+def test_an_added_overload_that_captures_a_call_changes_meaning(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", *OVERLOAD))
+    assert answer["verdict"] == "changes_meaning"
+    assert _rows(answer) == [("Client.java", 6, 27, "invocation", "Printer#show().", "Printer#show(+1).")]
+    [row] = answer["rebound"]
+    assert row["from"]["symbolKey"] and row["from"]["display"] == "show(Object)"
+    assert row["to"]["symbolKey"] is None and row["to"]["display"] == "show(String)"   # not declared before
+    assert answer["diagnostics"] == {"added": [], "removed": []}
+    assert answer["relations"] == {"gained": [], "lost": []}
+    assert _decls(answer["declarations"]["added"]) == [("Printer.java", "METHOD", "show(String)", None)]
+    assert answer["declarations"]["removed"] == answer["declarations"]["changed"] == []
+    assert answer["total"]["rebound"] == 1 and "nextCursor" not in answer
+    assert answer["checked"]["changed"] == [P + "Printer.java"] and answer["checked"]["generation"] == 1
+
+
+def test_a_parameter_type_change_keeps_its_calls_on_the_same_declaration(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", "twice(int n) {\n        return n * 2;",
+                                     "twice(long n) {\n        return (int) (n * 2);"))
+    assert answer["verdict"] == "clean"
+    assert answer["rebound"] == [] and answer["diagnostics"]["added"] == []
+    assert _decls(answer["declarations"]["changed"]) == [("Printer.java", "METHOD", "twice(long)", "twice(int)")]
+    assert answer["declarations"]["added"] == answer["declarations"]["removed"] == []
+
+
+def test_a_deleted_method_still_called_breaks_the_build(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", "    public String name() {\n        return \"printer\";\n"
+                                     "    }\n", ""))
+    assert answer["verdict"] == "breaks_build"
+    [added] = answer["diagnostics"]["added"]
+    assert (added["path"], added["range"]["start"], added["kind"], added["name"]) == \
+        (P + "Client.java", {"line": 9, "character": 35}, "unresolved_method", "name")
+    assert _rows(answer) == [("Client.java", 9, 35, "invocation", "Printer#name().", None)]
+    assert _decls(answer["declarations"]["removed"]) == [("Printer.java", "METHOD", "name()", None)]
+
+
+def test_a_subclass_field_that_hides_the_inherited_one_rebinds_its_reads(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Derived.java", "    public int next",
+                                     "    private int count = 5;\n\n    public int next"))
+    assert answer["verdict"] == "changes_meaning"
+    # the read in next() is outside the edited text (two lines down now)
+    assert _rows(answer) == [("Derived.java", 6, 15, "read", "Base#count.", "Derived#count.")]
+    assert _decls(answer["declarations"]["added"]) == [("Derived.java", "FIELD", "count", None)]
+
+
+def test_an_inherited_field_that_hides_an_outer_one_and_an_accidental_override(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Base.java", "    protected int count = 1;",
+                                     "    protected int count = 1;\n    protected int limit = 7;\n\n"
+                                     "    public String describe() {\n        return \"base\";\n    }"))
+    assert answer["verdict"] == "changes_meaning"
+    assert _rows(answer) == [("Outer.java", 7, 19, "read", "Outer#limit.", "Base#limit.")]
+    [gained] = answer["relations"]["gained"]
+    assert (gained["kind"], gained["from"]["symbol"].removeprefix(SCIP), gained["to"]["symbol"].removeprefix(SCIP),
+            gained["path"]) == ("overrides", "Derived#describe().", "Base#describe().", P + "Derived.java")
+    assert answer["relations"]["lost"] == []
+    assert sorted(_decls(answer["declarations"]["added"])) == [("Base.java", "FIELD", "limit", None),
+                                                             ("Base.java", "METHOD", "describe()", None)]
+
+
+def test_stale_base_compiles_nothing_and_a_matching_base_is_accepted(edits):
+    facade, root, _ = edits
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    digest = hashlib.sha256((root / P / "Printer.java").read_bytes()).hexdigest()
+    answer = err(facade, "check_edit", {"changes": [change], "base": {P + "Printer.java": "0" * 64}}, "stale_base")
+    assert answer["changed"] == [P + "Printer.java"]
+    assert _check(facade, change, base={P + "Printer.java": digest})["verdict"] == "changes_meaning"
+
+
+def test_a_patch_gives_the_answer_of_its_changes_and_one_that_does_not_apply_is_refused(edits):
+    facade, root, _ = edits
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    old = (root / P / "Printer.java").read_text(encoding="utf-8")
+    patch = "".join(difflib.unified_diff(old.splitlines(keepends=True), change["text"].splitlines(keepends=True),
+                                         "a/" + P + "Printer.java", "b/" + P + "Printer.java"))
+    by_patch = ok(facade, "check_edit", {"patch": patch})
+    by_changes = _check(facade, change)
+    for answer in (by_patch, by_changes):
+        answer.pop("checked_at", None)
+    assert by_patch == by_changes
+    refused = err(facade, "check_edit", {"patch": patch.replace(" public int twice", " public int thrice")},
+                  "invalid_argument")
+    assert refused["field"] == "patch" and "does not apply" in refused["error"]
+    err(facade, "check_edit", {}, "invalid_argument")                      # neither changes nor patch
+
+
+def test_nothing_is_written(edits):
+    facade, root, state = edits
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with Store.open(store_path(state), readonly=True) as store:
+        generation = store.current_generation().number
+    _check(facade, _changed(root, "Printer.java", *OVERLOAD),
+           {"path": P + "Added.java", "text": "package com.acme.edits;\n\nclass Added {}\n"},
+           {"path": P + "Outer.java", "text": None})
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    with Store.open(store_path(state), readonly=True) as store:
+        assert store.current_generation().number == generation
