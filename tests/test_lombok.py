@@ -17,7 +17,7 @@ from pybridge.workspace.lombok import agents_for, lombok_jar
 from pybridge.workspace.maven.system import agent_hint
 
 from .goldens import mismatched_goldens
-from .test_query_support import SAMPLES, facade_for, key_of, ok, start
+from .test_query_support import SAMPLES, err, facade_for, key_of, ok, start
 
 GOLDEN = Path(__file__).parent / "golden" / "lombok"
 SHOP = "src/main/java/com/acme/lombok/Shop.java"
@@ -170,3 +170,16 @@ def test_a_running_worker_is_kept_for_the_same_agents_and_replaced_for_another_s
         assert w.use_agents([]) is True and w.pid is None              # another set: stopped, restarts on use
         w.start()
         assert w.pid not in (None, pid) and w.info["agents"] == []
+
+
+def test_rename_refuses_a_generated_member_and_names_the_field_to_rename_instead(facade):
+    getter = err(facade, "rename", {"symbolKey": key_of(facade, "Account.getOwner"), "newName": "getName"},
+                 "rename_refused")
+    assert getter["reason"] == "generated_member"
+    assert "@Getter" in getter["error"] and "field `owner`" in getter["error"]
+    assert [(p["path"], start(p), p["what"]) for p in getter["places"]] == [(ACCOUNT, (7, 4), "@Getter")]
+    # the field's generated accessors are called: their calls would keep the old names
+    field = err(facade, "rename", {"symbolKey": key_of(facade, "Account.owner"), "newName": "holder"},
+                "rename_refused")
+    assert field["reason"] == "generated_member" and "getOwner" in field["error"]
+    assert [(p["path"], start(p)) for p in field["places"]] == [(SHOP, (8, 16)), (SHOP, (10, 42)), (SHOP, (11, 23))]

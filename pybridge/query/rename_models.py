@@ -29,17 +29,14 @@ from .results import Envelope, Model, Range, Summary
 class RenameArgs(ToolArgs):
     """Rename a declaration everywhere, or refuse and say why."""
 
-    symbolKey: Annotated[str | None, Field(max_length=KEY_MAX, description="The declaration (or give path, "
-                                                                          "line, character).")] = None
+    symbolKey: Annotated[str | None, Field(max_length=KEY_MAX, description="Or path, line, character.")] = None
     repo: Repo = None
-    path: Annotated[str | None, Field(max_length=PATH_MAX, description="With line and character: the name "
-                                                                      "there, as symbol_at.")] = None
-    line: Annotated[int | None, Field(strict=True, ge=0)] = None
-    character: Annotated[int | None, Field(strict=True, ge=0)] = None
+    path: Annotated[str | None, Field(max_length=PATH_MAX, description="As symbol_at.")] = None
+    line: Annotated[int | None, Field(strict=True, ge=0, description="0-based.")] = None
+    character: Annotated[int | None, Field(strict=True, ge=0, description="0-based.")] = None
     newName: Annotated[str, _text(NAME_MAX, "The new simple name."), UNICODE]
-    apply: Annotated[bool, Field(strict=True, description="Write the files (default: a preview).")] = False
-    base: Annotated[dict[str, Annotated[str, Field(max_length=64)]] | None, Field(
-        max_length=10_000, description="The preview's `base`: apply writes only over those bytes.")] = None
+    apply: Annotated[bool, Field(strict=True, description="Write it (default: preview).")] = False
+    base: Annotated[dict[str, str] | None, Field(description="The preview's base.")] = None
     cursor: Cursor = None
 
     @model_validator(mode="after")
@@ -51,6 +48,8 @@ class RenameArgs(ToolArgs):
             raise ValueError("give symbolKey or a position (path, line, character), not both")
         if self.apply and self.cursor is not None:
             raise ValueError("apply writes every file at once; drop the cursor")
+        if self.base is not None and (len(self.base) > 10_000 or any(len(v) > 64 for v in self.base.values())):
+            raise ValueError("base maps paths to SHA-256 digests (64 hex digits), as the preview gave it")
         return self
 
 
@@ -71,15 +70,15 @@ class FileMove(Model):
 
 
 class RenameResult(Envelope):
-    symbol: Summary
-    newName: str
     files: list[FileEdit]
-    filesTotal: int
-    editsTotal: int
-    moves: list[FileMove]
-    base: dict[str, str]
     check: EditCheck
     applied: bool
+    symbol: Summary | None = None
+    newName: str | None = None
+    filesTotal: int = 0
+    editsTotal: int = 0
+    moves: list[FileMove] = Field(default_factory=list)
+    base: dict[str, str] = Field(default_factory=dict)
     symbolKey: str | None = None
     generation: int | None = None
     nextCursor: str | None = None

@@ -40,7 +40,7 @@ APPLY_WAIT_S = 120.0     # how long an applied rename waits for the live index t
 
 
 @tool("rename", args=RenameArgs, result=RenameResult, read_only=False, progress=True, description="""
-    Rename a declaration with its references, overrides and file, checked by the compiler;
+    Rename a declaration everywhere (references, overrides, its file), compiled first;
     rename_refused says why not. A preview unless apply.""")
 def rename(call: Call, a: RenameArgs) -> RenameResult:
     ws, v, decl = _target(call, a)
