@@ -22,6 +22,7 @@ from pybridge.edits.rename_check import base_of
 from pybridge.store import Store
 from pybridge.sync import store_path, sync
 
+from .mcp_session import checked_call, serve
 from .test_query_support import SAMPLES, err, facade_for, key_of, ok, start, synced_sample
 
 LIB = "lib/src/main/java/com/acme/lib/"
@@ -307,3 +308,20 @@ def test_applied_renames_resync_to_the_old_references_with_the_name_substituted(
         status = ok(facade, "status", {})
         assert [s["problems"] for s in status["scopes"]] == [0, 0]
     assert (root / (LIB + "Gadget.java")).exists() and not (root / (LIB + "Widget.java")).exists()
+
+
+def test_under_serve_an_applied_rename_answers_once_the_live_index_has_published_it(tmp_path):
+    root = tmp_path / "renames"
+    shutil.copytree(SAMPLES / "renames", root)
+    with serve([root], tmp_path / "home") as client:
+        synced, is_error, _ = checked_call(client, "sync", {})
+        assert not is_error, synced
+        applied, is_error, _ = checked_call(client, "rename", at(LIB + "Util.java", 6, 23, "doubled", apply=True))
+        assert not is_error, applied
+        assert applied["applied"] is True and applied["generation"] > synced["generation"], applied
+        refs, is_error, _ = checked_call(client, "find_references", {"symbolKey": applied["symbolKey"]})
+        assert not is_error and refs["freshness"] == "fresh", refs
+        assert refs["symbol"]["dottedPath"] == "com.acme.lib.Util.doubled"
+        assert [(r["path"], start(r)) for r in refs["references"]] == [(APP + "App.java", (2, 32)),
+                                                                       (APP + "App.java", (39, 31))]
+    assert "Util.doubled;" in (root / (APP + "App.java")).read_text(encoding="utf-8")
