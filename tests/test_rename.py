@@ -10,7 +10,11 @@ through the file move), and the copy compiles with no error.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +28,9 @@ from pybridge.sync import store_path, sync
 
 from .mcp_session import checked_call, serve
 from .test_query_support import SAMPLES, err, facade_for, key_of, ok, start, synced_sample
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import mass_rename  # bench/ is not a package
 
 LIB = "lib/src/main/java/com/acme/lib/"
 APP = "app/src/main/java/com/acme/app/"
@@ -325,3 +332,43 @@ def test_under_serve_an_applied_rename_answers_once_the_live_index_has_published
         assert [(r["path"], start(r)) for r in refs["references"]] == [(APP + "App.java", (2, 32)),
                                                                        (APP + "App.java", (39, 31))]
     assert "Util.doubled;" in (root / (APP + "App.java")).read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not os.environ.get("PYBRIDGE_MASS_RENAME"),
+                    reason="20 random renames judged by javac take about two minutes: set PYBRIDGE_MASS_RENAME=1")
+def test_twenty_random_renames_are_clean_or_refused_for_real_by_javacs_judgement(tmp_path, worker):
+    root = tmp_path / "renames"
+    shutil.copytree(SAMPLES / "renames", root)
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    result = mass_rename.run(root, tmp_path / "state", 20, 7, tmp_path / "work", worker, say=lambda _: None)
+    counts = result["counts"]
+    assert sum(counts.values()) == 20
+    assert counts.get("failed", 0) == counts.get("error", 0) == counts.get("refused_unproven", 0) == 0, \
+        [c for c in result["cases"] if c["result"] in ("failed", "error", "refused_unproven")]
+    assert counts.get("clean", 0) > 0 and any(k.startswith("refused:") for k in counts)
+
+
+def test_a_preview_larger_than_the_answer_budget_pages_by_whole_files(tmp_path, worker):
+    root = tmp_path / "renames"
+    shutil.copytree(SAMPLES / "renames", root)
+    calls = "\n".join(f"        total += Util.twice({i});" for i in range(12))
+    for n in range(40):
+        (root / APP / f"Use{n:02d}.java").write_text(
+            f"package com.acme.app;\n\nimport com.acme.lib.Util;\n\npublic class Use{n:02d} {{\n"
+            f"    public int run() {{\n        int total = 0;\n{calls}\n        return total;\n    }}\n}}\n",
+            encoding="utf-8")
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    with facade_for((root, tmp_path / "state"), worker=worker) as facade:
+        where = at(LIB + "Util.java", 6, 23, "doubled")
+        first = ok(facade, "rename", where)
+        assert first["filesTotal"] == 42 and first["editsTotal"] == 3 + 40 * 12
+        assert 1 <= len(first["files"]) < 42 and first["nextCursor"]
+        assert len(json.dumps(first, separators=(",", ":")).encode("utf-8")) <= 32 * 1024
+        pages, cursor = [first], first["nextCursor"]
+        while cursor:
+            page = ok(facade, "rename", {**where, "cursor": cursor})
+            pages.append(page)
+            cursor = page.get("nextCursor")
+        paths = [f["path"] for p in pages for f in p["files"]]
+        assert len(paths) == len(set(paths)) == 42 and len(pages) >= 2
+        assert sum(len(f["edits"]) for p in pages for f in p["files"]) == 3 + 40 * 12

@@ -91,6 +91,8 @@ class Warm:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 def read(out: Path) -> list[Ref]:

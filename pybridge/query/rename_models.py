@@ -8,7 +8,8 @@ Result (plus the freshness envelope)::
      "base": {path: SHA-256 of the bytes read},   (pass back with apply to write only those bytes)
      "check": the check_edit answer of exactly these edits,
      "applied", "symbolKey"? (applied: the renamed declaration's key in the new generation),
-     "generation"? (applied: the generation that holds the rename), "nextCursor"?}
+     "generation"? (applied: the generation that holds the rename), "nextCursor"? (a preview's next
+     files), "truncated"? (applied: not every file written is listed), "hint"?}
 
 A refusal is the error `rename_refused` with `reason` (invalid_name, collision, capture,
 library_member, generated_member), `places` ([{path, range, what}], at most 20) and `placesTotal`.
@@ -82,6 +83,7 @@ class RenameResult(Envelope):
     symbolKey: str | None = None
     generation: int | None = None
     nextCursor: str | None = None
+    truncated: bool | None = None
     hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:

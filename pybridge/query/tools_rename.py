@@ -7,8 +7,10 @@ The work is `pybridge.edits`: `rename.plan` reads the edits from the published g
 declaration, shapes the answer (paged by file, 32 KB), and after a write waits for the new
 generation: the live index's catch-up under `serve`, else a sync of its own.
 
-`files` pages: a page holds whole files, as many as fit the answer's budget (at least one); the
-`nextCursor` of a preview repeats the plan and its check, and serves the next files.
+`files` pages: a page holds whole files, as many as fit the answer's budget (at least one); a
+preview's plan and check are memoised per generation, target and new name, so a next page (its
+`nextCursor`) compiles nothing. An applied
+rename wrote every file; its answer lists the files that fit and says `truncated`.
 """
 
 from __future__ import annotations
@@ -46,13 +48,18 @@ def rename(call: Call, a: RenameArgs) -> RenameResult:
     ws, v, decl = _target(call, a)
     try:
         v.require_fresh()
-        try:
+        def checked() -> tuple[planner.RenamePlan, dict[str, str], EditCheck]:
             plan = planner.plan(v.r, ws.root, decl, a.newName, lambda m: ws.encoding(v.gen, m))
-            base = base_of(plan)
+            with _worker(call) as worker:
+                return plan, base_of(plan), check(plan, EditSession(ws.root, v.r, worker, v.key, v.scip))
+
+        try:
+            if a.apply:
+                plan, base, result = checked()
+            else:    # a preview's next page compiles nothing (the generation's files are as they were)
+                plan, base, result = ws.memo(v.gen.number)(("rename", decl.key, a.newName), checked)
             if a.base is not None:
                 _compare_base(plan, base, a.base)
-            with _worker(call) as worker:
-                result = check(plan, EditSession(ws.root, v.r, worker, v.key, v.scip))
         except planner.RenameRefused as exc:
             raise _refused(exc) from None
         except StaleBaseError as exc:
@@ -155,14 +162,15 @@ def _answer(v: View, plan: planner.RenamePlan, base: dict[str, str], result: Edi
         "moves": [{"from": m.source, "to": m.target} for m in plan.moves], "base": base,
         "check": result.model_dump(mode="json", by_alias=True, exclude_defaults=False), "applied": False,
         **v.envelope()}
-    if a.apply:
-        return {**head, "files": files}
     rest = files[start:]
 
     def build(k: int) -> dict[str, Any]:
         out = {**head, "files": rest[:k]}
         if start + k < len(files):
-            out["nextCursor"] = new_cursor(v, "rename", args, start + k)
+            if a.apply:            # written whole: the answer shows what fits, and says it is cut
+                out["truncated"] = True
+            else:
+                out["nextCursor"] = new_cursor(v, "rename", args, start + k)
         return out
 
     return fit(build, len(rest), limit_given=False)[0]
