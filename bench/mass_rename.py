@@ -192,19 +192,20 @@ def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path) -
 
 
 def run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
-        say: Any = print) -> dict[str, Any]:
+        say: Any = print, out: Path | None = None) -> dict[str, Any]:
+    """The mass rename; with `out`, the result so far is written there after each rename."""
     root, state = root.resolve(), state.resolve()
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     warm = driver.Warm(work)
     try:
-        return _run(root, state, n, seed, work, worker, say, warm, t0)
+        return _run(root, state, n, seed, work, worker, say, warm, t0, out)
     finally:
         warm.close()
 
 
 def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker, say: Any, warm: driver.Warm,
-         t0: float) -> dict[str, Any]:
+         t0: float, out: Path | None) -> dict[str, Any]:
     javac = Javac(root, state, work, warm)
     say(f"javac on the original: {sum(map(len, javac.original.values()))} references, "
         f"{javac.original_errors} errors ({time.monotonic() - t0:.1f} s)")
@@ -244,13 +245,22 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                 outcome = "error"
                 case["error"] = f"{type(exc).__name__}: {exc}"[:500]
             case["result"] = outcome
+            case["total_seconds"] = round(time.monotonic() - t1, 2)
             counts[outcome] += 1
             by_kind.setdefault(target.kind, Counter())[outcome] += 1
             cases.append(case)
+            if out is not None:
+                out.write_text(json.dumps(_result(root, i + 1, seed, t0, counts, by_kind, cases), indent=1) + "\n",
+                               encoding="utf-8")
             say(f"{i + 1}/{n} {target.kind} {target.dotted} -> {new} ({how}): {outcome}"
                 + (f" [{case.get('message', '')[:120]}]" if outcome.startswith("refused") else "")
                 + (f" {case.get('javac')}" if outcome in ("failed", "refused_unproven") else "")
                 + (f" {case.get('error')}" if outcome == "error" else ""))
+    return _result(root, n, seed, t0, counts, by_kind, cases)
+
+
+def _result(root: Path, n: int, seed: int, t0: float, counts: Counter[str], by_kind: dict[str, Counter[str]],
+            cases: list[dict[str, Any]]) -> dict[str, Any]:
     return {"root": str(root), "n": n, "seed": seed, "seconds": round(time.monotonic() - t0, 1),
             "counts": dict(counts), "byKind": {k: dict(v) for k, v in sorted(by_kind.items())}, "cases": cases}
 
@@ -267,10 +277,8 @@ def main() -> None:
     a = ap.parse_args()
     work = a.work or Path(tempfile.mkdtemp(prefix="mass-rename-"))
     with Worker(heap=a.heap) as worker:
-        result = run(a.root, a.state, a.n, a.seed, work, worker)
+        result = run(a.root, a.state, a.n, a.seed, work, worker, lambda m: print(m, flush=True), a.out)
     print(json.dumps({k: result[k] for k in ("n", "seconds", "counts", "byKind")}, indent=1))
-    if a.out:
-        a.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
