@@ -7,9 +7,10 @@ The work is `pybridge.edits`: `rename.plan` reads the edits from the published g
 declaration, shapes the answer (paged by file, 32 KB), and after a write waits for the new
 generation: the live index's catch-up under `serve`, else a sync of its own.
 
-`files` pages: a page holds whole files, as many as fit the answer's budget (at least one); a
-preview's plan and check are memoised per generation, target and new name, so a next page (its
-`nextCursor`) compiles nothing. An applied
+`files` pages: a page holds whole files, as many as fit the answer's budget (at least one). The plan
+and its check are memoised per generation, target and new name, so a next page (its `nextCursor`)
+or the apply that follows a preview compiles nothing (the files are the generation's, and the writer
+checks their digests again). An applied
 rename wrote every file; its answer lists the files that fit and says `truncated`.
 """
 
@@ -54,10 +55,9 @@ def rename(call: Call, a: RenameArgs) -> RenameResult:
                 return plan, base_of(plan), check(plan, EditSession(ws.root, v.r, worker, v.key, v.scip))
 
         try:
-            if a.apply:
-                plan, base, result = checked()
-            else:    # a preview's next page compiles nothing (the generation's files are as they were)
-                plan, base, result = ws.memo(v.gen.number)(("rename", decl.key, a.newName), checked)
+            # a preview's next page, or the apply after a preview, compiles nothing: the files are still
+            # the generation's (require_fresh), and the writer checks their digests again
+            plan, base, result = ws.memo(v.gen.number)(("rename", decl.key, a.newName), checked)
             if a.base is not None:
                 _compare_base(plan, base, a.base)
         except planner.RenameRefused as exc:
