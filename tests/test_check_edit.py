@@ -9,18 +9,27 @@ expected answer was reviewed by hand.
 - a field added to a superclass hides the outer class's: `limit` in Outer.Inner rebinds (a file the
   edit does not touch, found by the planner), and a method added there is overridden by accident;
 - stale_base, a patch input (the same answer as its changes), a patch that does not apply;
-- nothing is written: the workspace's bytes and the current generation stay as they were.
+- nothing is written: the workspace's bytes and the current generation stay as they were;
+- a long answer (a new file of 400 fields) comes in pages within 32 KB;
+- over MCP under `serve`: the check, then the same edit written: the live catch-up's diff names the
+  rebound call in `status` (under `live`) and `diagnostics`.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import json
+import shutil
 
 import pytest
 
 from pybridge.store import Store
+from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_path
+from tests.mcp_session import serve
+from tests.test_live import ENV
+from tests.test_live import ok as live_ok
 from tests.test_query_support import err, facade_for, ok, synced_sample
 
 P = "src/main/java/com/acme/edits/"
@@ -159,3 +168,47 @@ def test_nothing_is_written(edits):
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
     with Store.open(store_path(state), readonly=True) as store:
         assert store.current_generation().number == generation
+
+
+def test_over_mcp_under_serve_a_check_then_the_written_edit_names_what_it_rebound(tmp_path, samples, worker):
+    """Part 3: the agent checks the change over MCP (the live index's warm worker), writes it anyway; the
+    catch-up publishes it and `status` (under `live`) and `diagnostics` name the call it rebound."""
+    root, home = tmp_path / "edits", tmp_path / "home"
+    shutil.copytree(samples / "edits", root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        sync(root, state_dir=default_state_dir(root), worker=worker)
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    with serve([root], home, ENV) as client:
+        [run] = live_ok(client, "find_symbol", {"query": "Client.run"})["symbols"]
+        checked = live_ok(client, "check_edit", {"changes": [change]})
+        assert checked["verdict"] == "changes_meaning", checked
+        assert _rows(checked) == [("Client.java", 6, 27, "invocation", "Printer#show().", "Printer#show(+1).")]
+        assert live_ok(client, "status", {})["generation"] == 1           # nothing was published
+        (root / change["path"]).write_text(change["text"], encoding="utf-8")
+        live_ok(client, "find_references", {"symbolKey": run["symbolKey"]})   # waits for the catch-up
+        status = live_ok(client, "status", {})
+        assert status["generation"] == 2
+        edit = status["live"]["lastEdit"]
+        assert (edit["generation"], edit["previous"], edit["verdict"]) == (2, 1, "changes_meaning")
+        [row] = edit["rebound"]
+        assert (row["path"], row["range"]["start"], row["from"]["display"], row["to"]["display"]) == \
+            (P + "Client.java", {"line": 6, "character": 27}, "show(Object)", "show(String)")
+        assert row["to"]["symbolKey"]                                     # declared in generation 2: a key
+        assert live_ok(client, "diagnostics", {})["lastEdit"] == edit
+
+
+def test_a_long_answer_is_paged_within_the_budget(edits):
+    facade, root, _ = edits
+    fields = "".join(f"    int field{i:03d}WithALongNameThatFillsTheAnswer;\n" for i in range(400))
+    change = {"path": P + "Many.java", "text": "package com.acme.edits;\n\nclass Many {\n" + fields + "}\n"}
+    page = _check(facade, change)
+    assert page["verdict"] == "clean" and page["total"]["declarationsAdded"] == 401    # the class and its fields
+    rows = []
+    while True:
+        assert len(json.dumps(page, separators=(",", ":")).encode()) <= 32 * 1024
+        rows += [r["symbol"]["display"] for r in page["declarations"]["added"]]
+        if "nextCursor" not in page:
+            break
+        page = _check(facade, change, cursor=page["nextCursor"])
+    assert len(rows) == len(set(rows)) == 401

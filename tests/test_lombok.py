@@ -183,3 +183,13 @@ def test_rename_refuses_a_generated_member_and_names_the_field_to_rename_instead
                 "rename_refused")
     assert field["reason"] == "generated_member" and "getOwner" in field["error"]
     assert [(p["path"], start(p)) for p in field["places"]] == [(SHOP, (8, 16)), (SHOP, (10, 42)), (SHOP, (11, 23))]
+
+
+def test_check_edit_from_the_cli_runs_its_worker_with_lomboks_agent(facade, synced):
+    """check_edit without serve starts a worker for the call: with the agent the last sync settled (from the
+    recorded classpaths), the generated members exist, and a harmless edit adds no error."""
+    root, _, _ = synced
+    path = "src/main/java/com/acme/lombok/Shop.java"
+    text = (root / path).read_text(encoding="utf-8") + "\n// an edit that changes nothing\n"
+    answer = ok(facade, "check_edit", {"changes": [{"path": path, "text": text}]})
+    assert answer["diagnostics"]["added"] == [] and answer["verdict"] == "clean", answer

@@ -69,6 +69,18 @@ class StaleBaseError(PybridgeError):
         self.changed = changed
 
 
+class WorkspaceMovedError(PybridgeError):
+    """Files the check compiled as they are changed on disk meanwhile (they no longer match the generation)."""
+
+    code = "stale_snapshot"
+
+    def __init__(self, changed: list[str]) -> None:
+        shown = ", ".join(changed[:10]) + (" …" if len(changed) > 10 else "")
+        super().__init__(f"Files changed on disk while the check ran ({shown}); its answer would mix two "
+                         "versions. Repeat the check once the edits are done.", changed=changed)
+        self.changed = changed
+
+
 class EditError(PybridgeError):
     """A change that cannot be checked (a path outside the source roots, not a Java file, …)."""
 
@@ -267,20 +279,26 @@ def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEnt
 
 
 class _Names:
-    """SymbolRefs for binding keys: from the new facts (declarations, library targets) or the store."""
+    """SymbolRefs for binding keys: keys and SCIP symbols from `reader`'s generation (a declaration
+    it does not declare has no symbolKey), else from the new facts (declarations, library targets)."""
 
-    def __init__(self, session: EditSession, compiled: _Compiled, env: _Env) -> None:
-        self.s = session
+    def __init__(self, reader: Reader, symbol_key: Callable[[int, str], str],
+                 scip: Callable[[str | None, str | None], str | None], facts: dict[str, FileFacts],
+                 modules: dict[str, str]) -> None:
+        self.r = reader
+        self.symbol_key = symbol_key
+        self.scip = scip
         self.new_decls: dict[str, tuple[Declaration, str]] = {}      # key -> (declaration, module)
         self.targets: dict[str, str] = {}                            # key -> SCIP descriptor of a target
-        for rel, ff in compiled.facts.items():
-            module = env.files[rel].module
+        for rel, ff in facts.items():
+            module = modules.get(rel, "")
             for d in ff.declarations:
                 self.new_decls.setdefault(d.key, (d, module))
-            for key, (_kind, _dotted, scip) in ff.external.items():
-                self.targets.setdefault(key, scip)
+            for key, (_kind, _dotted, scip_of) in ff.external.items():
+                self.targets.setdefault(key, scip_of)
             for r in ff.references:
-                self.targets.setdefault(r.target_key, r.target_scip)
+                if r.target_scip:
+                    self.targets.setdefault(r.target_key, r.target_scip)
         self._cache: dict[str, SymbolRef] = {}
 
     def ref(self, key: str) -> SymbolRef:
@@ -289,23 +307,22 @@ class _Names:
         return self._cache[key]
 
     def _make(self, key: str) -> SymbolRef:
-        r = self.s.reader
+        r = self.r
         info = r.symbol(key)
         stored = r.declarations(symbol=info.id, limit=1) if info is not None else []
-        symbol_key = self.s.symbol_key(info.id, key) if info is not None and (stored or info.external) else None
+        symbol_key = self.symbol_key(info.id, key) if info is not None and (stored or info.external) else None
         if stored:
             d = stored[0]
-            return SymbolRef(symbolKey=symbol_key, symbol=self.s.scip(d.scip, d.module) or key,
+            return SymbolRef(symbolKey=symbol_key, symbol=self.scip(d.scip, d.module) or key,
                              display=d.display or d.name)
         if key in self.new_decls:
             nd, module = self.new_decls[key]
-            return SymbolRef(symbolKey=symbol_key, symbol=self.s.scip(nd.scip, module) or key,
+            return SymbolRef(symbolKey=symbol_key, symbol=self.scip(nd.scip, module) or key,
                              display=nd.display or nd.name)
         if info is not None:
-            return SymbolRef(symbolKey=symbol_key, symbol=self.s.scip(info.scip, None) or key,
+            return SymbolRef(symbolKey=symbol_key, symbol=self.scip(info.scip, None) or key,
                              display=info.display or info.name or key)
-        return SymbolRef(symbolKey=None, symbol=self.s.scip(self.targets.get(key), None) or key,
-                         display=key)
+        return SymbolRef(symbolKey=None, symbol=self.scip(self.targets.get(key), None) or key, display=key)
 
 
 def _successors(old: list[DeclRow], new: list[Declaration], tm: TextMap) -> dict[str, str]:
@@ -372,13 +389,20 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
                .hexdigest() != stored[rel].content_sha256}
     compiled = _compile(session, env, changed) if changed else _Compiled()
+    # The unchanged files were read from disk: they must still be the generation's (under serve a
+    # catch-up may publish meanwhile; the reader stays on the generation the answer names).
+    moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
+                   and sha256_of(root / rel) != stored[rel].content_sha256)
+    if moved:
+        raise WorkspaceMovedError(moved)
     return _diff(session, env, compiled, changed, stored.keys())
 
 
 def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[str, str | None],
           stored: Iterable[str]) -> EditCheck:
     reader = session.reader
-    names = _Names(session, compiled, env)
+    names = _Names(reader, session.symbol_key, session.scip, compiled.facts,
+                   {rel: env.files[rel].module for rel in compiled.facts})
     stored = set(stored)
     paths = sorted(set(compiled.facts) | {rel for rel, text in changed.items() if text is None})
     olds = {rel: _old(reader, rel) for rel in paths if rel in stored}
@@ -392,10 +416,20 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
                 maps[rel] = TextMap(old_text, new_text)
             else:
                 maps[rel] = TextMap(new_text, new_text)
+    return diff_facts(olds, compiled.facts, maps, names, Checked(
+        generation=reader.generation.number, changed=sorted(changed), compiled=compiled.compiled,
+        rounds=compiled.rounds))
+
+
+def diff_facts(olds: dict[str, _Old], news: dict[str, FileFacts], maps: dict[str, TextMap], names: _Names,
+               checked: Checked) -> EditCheck:
+    """The binding diff of files whose facts were `olds` and are `news` (a file in one only was deleted
+    or added), each file of both matched through `maps` (see the module doc)."""
+    paths = sorted(set(olds) | set(news))
     # Declarations that kept their place under another key: the same declaration.
     succ: dict[str, str] = {}
     for rel, textmap in maps.items():
-        succ.update(_successors(olds[rel].decls, compiled.facts[rel].declarations, textmap))
+        succ.update(_successors(olds[rel].decls, news[rel].declarations, textmap))
 
     def same(key: str) -> str:
         return succ.get(key, key)
@@ -405,16 +439,16 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
     relations = RelationsDiff()
     declarations = DeclarationsDiff()
     old_types = {d.key for o in olds.values() for d in o.decls if d.kind in TYPE_KINDS}
-    new_types = {d.key for ff in compiled.facts.values() for d in ff.declarations if d.kind in TYPE_KINDS}
+    new_types = {d.key for ff in news.values() for d in ff.declarations if d.kind in TYPE_KINDS}
     surviving_types = {same(k) for k in old_types} & new_types
     new_owner = {d.key: (d.key if d.kind in TYPE_KINDS else d.declaring_key)
-                 for ff in compiled.facts.values() for d in ff.declarations}
+                 for ff in news.values() for d in ff.declarations}
     old_owner = {d.key: (d.key if d.kind in TYPE_KINDS else (d.container_key or "")) for o in olds.values()
                  for d in o.decls}
 
     for rel in paths:
         old = olds.get(rel)
-        new = compiled.facts.get(rel)
+        new = news.get(rel)
         tm: TextMap | None = maps.get(rel)
         # diagnostics
         new_problems = [(p.span, p.kind, p.name, p.message) for p in new.problems if p.is_error] if new else []
@@ -435,8 +469,11 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
         for r in new.references:
             after.setdefault((r.span, r.kind), []).append(r.target_key)
         for (span, kind), targets in sorted(before.items()):
-            lost = sorted((Counter(targets) - Counter(after.get((span, kind), []))).elements())
-            gained = sorted((Counter(after.get((span, kind), [])) - Counter(targets)).elements())
+            now_bound = after.get((span, kind), [])
+            if targets == now_bound or (len(targets) > 1 and sorted(targets) == sorted(now_bound)):
+                continue                 # the usual case: bound as before
+            lost = sorted((Counter(targets) - Counter(now_bound)).elements())
+            gained = sorted((Counter(now_bound) - Counter(targets)).elements())
             for i, target in enumerate(lost):
                 to = names.ref(gained[i]) if i < len(gained) else None
                 rebound.append(Rebound.model_validate({"path": rel, "range": _rng(span), "kind": kind,
@@ -452,9 +489,7 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
                 relations.lost.append(_relation(kind, names.ref(a), names.ref(b), rel))
         _declarations(rel, old, new, tm, succ, names, declarations)
     return EditCheck(verdict=verdict_of(diagnostics, rebound, relations), diagnostics=diagnostics, rebound=rebound,
-                     relations=relations, declarations=declarations,
-                     checked=Checked(generation=reader.generation.number, changed=sorted(changed),
-                                     compiled=compiled.compiled, rounds=compiled.rounds))
+                     relations=relations, declarations=declarations, checked=checked)
 
 
 Problem = tuple[Span, str, str, str]

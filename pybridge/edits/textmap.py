@@ -58,7 +58,21 @@ class TextMap:
         ob = [0]
         for line in b:
             ob.append(ob[-1] + len(line))
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        # The common head and tail first: an edit is local, and the diff of the middle alone stays
+        # cheap (difflib without autojunk is quadratic on a long file's many `}` and blank lines).
+        head = 0
+        while head < min(len(a), len(b)) and a[head] == b[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+            tail += 1
+        opcodes: list[tuple[str, int, int, int, int]] = [("equal", 0, head, 0, head)] if head else []
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail],
+                                                           autojunk=False).get_opcodes():
+            opcodes.append((op, i1 + head, i2 + head, j1 + head, j2 + head))
+        if tail:
+            opcodes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+        for tag, i1, i2, j1, j2 in opcodes:
             if tag == "equal":
                 self.runs.append((oa[i1], ob[j1], oa[i2] - oa[i1]))
             elif tag == "replace":
@@ -68,10 +82,19 @@ class TextMap:
                         if blk.size:
                             self.runs.append((oa[i1] + blk.a, ob[j1] + blk.b, blk.size))
 
+    @classmethod
+    def opaque(cls) -> "TextMap":
+        """A map for a file whose old text is gone (a catch-up after the write): nothing maps."""
+        out = cls("", "")
+        out.same = False
+        return out
+
     def map(self, span: Span) -> Span | None:
         """The span of the same text in `new`, or None when the edit touched it."""
         if self.same:
             return span
+        if not self.runs:
+            return None
         start = self.old.offset(span.start_line, span.start_char)
         end = self.old.offset(span.end_line, span.end_char)
         i = bisect.bisect_right(self._starts, start) - 1

@@ -62,11 +62,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pybridge.edits.lastedit import last_edit
+from pybridge.edits.lastedit import summary as edit_summary
 from pybridge.errors import PybridgeError, WorkerError, WorkspaceError
 from pybridge.live.barrier import Barrier
 from pybridge.live.config import LiveConfig
 from pybridge.live.watcher import Scope, Watcher
 from pybridge.live.worker import WarmWorker
+from pybridge.query.keys import load_secret, make_key
 from pybridge.store import Store
 from pybridge.sync import StaleSnapshotError, store_path
 from pybridge.sync import sync as run_sync
@@ -149,6 +152,7 @@ class Target:
     last_sync: dict[str, Any] | None = None  # the last one that ran a sync (status: lastCatchUp)
     last_error: dict[str, Any] | None = None
     first: _FirstRun | None = None           # the background first sync of a never-synced workspace
+    last_edit: dict[str, Any] | None = None  # what the last published catch-up changed (edits.lastedit.summary)
 
     def __post_init__(self) -> None:
         self.system = _system_of(self.root, self.state, self.build_tool)
@@ -341,6 +345,7 @@ class LiveIndex:
             "edits": t.events, "catchUps": t.catch_ups,
             "lastCatchUp": t.last_sync,
             "lastCheck": t.last,
+            "lastEdit": t.last_edit,
             "freshWaitSeconds": self.config.fresh_wait_s,
             "freshnessProof": self._proof(Path(root)),
             "worker": self.worker.describe(),
@@ -468,8 +473,23 @@ class LiveIndex:
             except PybridgeError as exc:
                 return self._changed(t, number, exc) or self._failed(t, number, exc)
             self._load_scope(t)
+            if getattr(result, "published", False) and number is not None and result.generation != number:
+                self._note_last_edit(t, number, result.generation)
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
+
+    def _note_last_edit(self, t: Target, before: int, after: int) -> None:
+        """Keep the binding diff of what the catch-up published (`pybridge.edits.lastedit`): from the
+        facts of the two generations, no compile. Best effort: a failure leaves no last edit."""
+        try:
+            with Store.open(store_path(t.state), readonly=True) as store:
+                with store.reader(before) as old, store.reader(after) as new:
+                    secret = load_secret(t.state)
+                    check = last_edit(old, new, lambda symbol_id, key: make_key(secret, symbol_id, key))
+            t.last_edit = None if check is None else edit_summary(check, before, _now_iso())
+        except Exception:
+            log.warning("the diff of the last edit of %s could not be computed", t.root, exc_info=True)
+            t.last_edit = None
 
     def _first_progress(self, t: Target) -> Callable[[dict[str, Any]], None]:
         """The first sync's progress events, kept on `t.first` for `first_sync`."""

@@ -262,6 +262,7 @@ class DiagnosticsResult(StructureResult):
     total: int = Field(description="Problems matching, on every page.")
     filesNotBindingComplete: int = Field(description="In the filter.")
     nextCursor: str | None = None
+    lastEdit: dict[str, Any] | None = None     # under serve: what the last catch-up's edit rebound (status: live)
 
 
 class Counts(Model):

@@ -22,6 +22,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -35,7 +36,7 @@ from pybridge.edits import (
     changes_from_patch,
     check_edit,
 )
-from pybridge.edits.check import EditError
+from pybridge.edits.check import EditError, WorkspaceMovedError
 from pybridge.edits.model import (
     Checked,
     DeclarationsDiff,
@@ -44,7 +45,9 @@ from pybridge.edits.model import (
     RelationsDiff,
     Verdict,
 )
+from pybridge.sync.meta import GenerationMeta
 from pybridge.worker import Worker
+from pybridge.workspace.lombok import lombok_jar, newest
 
 from .errors import QueryError, invalid
 from .models import Cursor, Repo, ToolArgs
@@ -137,6 +140,10 @@ def edit_session(call: Call, ws: Served, v: View) -> Iterator[EditSession]:
     own = worker is None
     if own:
         worker = Worker(call.heap) if call.heap else Worker()
+        # Lombok's agent, as a sync settles it (its jar on a recorded processor path or classpath);
+        # the live index's warm worker has what its last sync settled.
+        worker.use_agents(newest(jar for s in GenerationMeta.of(v.gen).scopes if (jar := (
+            lombok_jar(map(Path, s.processor_path)) or lombok_jar(map(Path, s.classpath)))) is not None))
     try:
         yield EditSession(ws.root, v.r, worker, v.key, v.scip)
     finally:
@@ -152,6 +159,9 @@ def run_check(call: Call, ws: Served, v: View, changes: list[FileChange], base: 
     except StaleBaseError as exc:
         raise QueryError("stale_base", exc.message, changed=exc.changed,
                          hint="read the files again (their SHA-256 in base), then redo the change") from exc
+    except WorkspaceMovedError as exc:
+        raise QueryError("stale_snapshot", exc.message, changed=exc.changed,
+                         hint="wait until the edits are done, then repeat the check") from exc
     except EditError as exc:
         raise invalid(exc.message, **exc.details) from exc
 

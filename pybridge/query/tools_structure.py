@@ -751,6 +751,9 @@ def diagnostics(call: Call, a: DiagnosticsArgs) -> DiagnosticsResult:
                              **v.envelope())
         if start + a.limit < total:
             out.nextCursor = new_cursor(v, "diagnostics", args, start + a.limit)
+        live = ws.freshness.live_fields()
+        if live is not None and live.get("lastEdit") is not None:
+            out.lastEdit = live["lastEdit"]
         return out
 
 

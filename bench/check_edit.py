@@ -1,0 +1,150 @@
+"""check_edit's latency on a warm worker: 1-file and 5-file changes (issue 24's figures).
+
+A copy of a workspace built by `workspaces.py` (bench/work/NAME, copied to a scratch folder) is
+synced once with a worker that then stays warm; then N random changes (seeded) are checked with
+`pybridge.edits.check_edit`, nothing written: each change edits 1 or 5 files, each file one of
+these kinds, chosen at random among the generation's methods (kind 5 = METHOD):
+
+- `body`: a statement added at the start of a method body (`int zzBench = 1;`);
+- `overload`: a static overload of the method added after it, taking `java.lang.Object`
+  (it may capture calls, or clash with an existing one);
+- `field`: a field `int zzField;` added just before the method (in its class body).
+
+Printed and written to bench/check_edit.json: per size, p50, p95 and max wall time of the call,
+files compiled (median, max), rounds (max), verdicts.
+
+    .venv/bin/python bench/check_edit.py [--edits 20] [--seed 1] [--only guava]
+
+Not measured here: the comparison with javac (diagnostics.added against javac's errors, rebound
+against javac_refs' reference graphs), which issue 24 also asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
+
+from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
+from pybridge.store import Store  # noqa: E402
+from pybridge.sync import sync  # noqa: E402
+from pybridge.sync.state import store_path  # noqa: E402
+from pybridge.sync.summary import _body_start, _Text  # noqa: E402
+from pybridge.worker import Worker  # noqa: E402
+
+KINDS = ("body", "overload", "field")
+
+
+def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tuple[int, int]]]:
+    conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT f.path, coalesce(d.name_x, s.name), d.full_line, d.full_col, d.full_line + d.full_dline,"
+            " d.full_end_col, d.line + d.dline, d.end_col FROM current c"
+            " JOIN manifest m ON m.generation_id = c.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 5").fetchall()
+    finally:
+        conn.close()
+    return [(r[0], r[1], tuple(r[2:6]), (r[6], r[7])) for r in rows]
+
+
+def edit_text(text: str, kind: str, name: str, span: tuple[int, int, int, int],
+              name_end: tuple[int, int]) -> str | None:
+    t = _Text(text)
+    start, end = t.offset(span[0], span[1]), t.offset(span[2], span[3])
+    brace = _body_start(text, t.offset(*name_end), end)
+    if brace >= end or text[brace] != "{":
+        return None
+    if kind == "body":
+        return text[:brace + 1] + " int zzBench = 1;" + text[brace + 1:]
+    if kind == "overload":
+        return text[:end] + f"\n    static void {name}(java.lang.Object zzBench) {{ }}\n" + text[end:]
+    return text[:start] + "int zzField;\n    " + text[start:]
+
+
+def pick(root: Path, rng: random.Random, candidates, files: int) -> list[FileChange]:
+    changes: dict[str, str] = {}
+    for _ in range(500):
+        if len(changes) == files:
+            break
+        path, name, span, name_end = rng.choice(candidates)
+        if path in changes:
+            continue
+        new = edit_text((root / path).read_text(encoding="utf-8"), rng.choice(KINDS), name, span, name_end)
+        if new is not None:
+            changes[path] = new
+    return [FileChange(path=p, text=t) for p, t in changes.items()]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
+
+
+def run(name: str, edits: int, seed: int) -> dict:
+    source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
+    out: dict = {"workspace": name}
+    with tempfile.TemporaryDirectory(prefix=f"pybridge-check-{name}-") as tmp, Worker() as worker:
+        root = Path(tmp) / name
+        shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
+        state = Path(tmp) / "state"
+        t = time.perf_counter()
+        result = sync(root, state_dir=state, worker=worker)
+        out["sync_s"] = round(time.perf_counter() - t, 2)
+        out["files"] = result.counts["files"]
+        print(f"{name}: synced {out['files']} files in {out['sync_s']} s")
+        candidates = methods(state)
+        rng = random.Random(seed)
+        with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: f"{i}", lambda d, m: d)
+            check_edit(session, pick(root, rng, candidates, 1))        # the first check loads JDT's paths
+            for size in (1, 5):
+                walls, compiled, rounds, verdicts = [], [], [], Counter()
+                for i in range(edits):
+                    changes = pick(root, rng, candidates, size)
+                    t = time.perf_counter()
+                    check = check_edit(session, changes)
+                    walls.append(time.perf_counter() - t)
+                    compiled.append(check.checked.compiled)
+                    rounds.append(check.checked.rounds)
+                    verdicts[check.verdict] += 1
+                    print(f"  {size} file(s) #{i + 1}: {walls[-1]:.2f} s, {check.checked.compiled} compiled, "
+                          f"{check.checked.rounds} rounds, {check.verdict}, {len(check.rebound)} rebound")
+                out[f"{size}_file"] = {
+                    "checks": len(walls), "p50_s": round(statistics.median(walls), 3),
+                    "p95_s": round(pct(walls, 0.95), 3), "max_s": round(max(walls), 3),
+                    "compiled_median": statistics.median(compiled), "compiled_max": max(compiled),
+                    "rounds_max": max(rounds), "verdicts": dict(verdicts)}
+                print(f"{name} {size}-file: {out[f'{size}_file']}")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=sorted(workspaces.ARTIFACTS))
+    args = parser.parse_args()
+    names = [args.only] if args.only else ["guava"]
+    results = [run(name, args.edits, args.seed) for name in names]
+    (HERE / "check_edit.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
