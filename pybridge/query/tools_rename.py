@@ -16,18 +16,15 @@ rename wrote every file; its answer lists the files that fit and says `truncated
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from pybridge.edits import EditSession, StaleBaseError
+from pybridge.edits import StaleBaseError
 from pybridge.edits import rename as planner
 from pybridge.edits.model import EditCheck
 from pybridge.edits.rename_apply import write
 from pybridge.edits.rename_check import base_of, check
 from pybridge.facts import Span
 from pybridge.store import DeclRow
-from pybridge.worker import Worker
 
 from .errors import QueryError
 from .paging import check_generation, cursor_offset, new_cursor, open_key
@@ -35,6 +32,7 @@ from .registry import Call, tool
 from .rename_models import RenameArgs, RenameResult
 from .source import check_position, workspace_path
 from .tools_admin import _sync, build_tool_of
+from .tools_edits import edit_session
 from .view import View, fit, rng
 from .workspace import Served
 
@@ -51,8 +49,8 @@ def rename(call: Call, a: RenameArgs) -> RenameResult:
         v.require_fresh()
         def checked() -> tuple[planner.RenamePlan, dict[str, str], EditCheck]:
             plan = planner.plan(v.r, ws.root, decl, a.newName, lambda m: ws.encoding(v.gen, m))
-            with _worker(call) as worker:
-                return plan, base_of(plan), check(plan, EditSession(ws.root, v.r, worker, v.key, v.scip))
+            with edit_session(call, ws, v) as session:    # with Lombok's agent when the generation needs it
+                return plan, base_of(plan), check(plan, session)
 
         try:
             # a preview's next page, or the apply after a preview, compiles nothing: the files are still
@@ -129,15 +127,6 @@ def _compare_base(plan: planner.RenamePlan, read: dict[str, str], given: dict[st
     differs = sorted(p for p, sha in read.items() if given.get(p) not in (None, sha))
     if differs:
         raise StaleBaseError(differs)
-
-
-@contextmanager
-def _worker(call: Call) -> Iterator[Worker]:
-    if call.worker is not None:
-        yield call.worker
-        return
-    with (Worker(heap=call.heap) if call.heap else Worker()) as worker:
-        yield worker
 
 
 def _refused(exc: planner.RenameRefused) -> QueryError:
