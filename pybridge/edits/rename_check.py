@@ -12,8 +12,9 @@ and no relation is gained or lost. Otherwise it is refused:
 
 The answer's `check` is `check_edit`'s diff of the same edits, with what the rename itself
 explains left out: a reference that follows its declaration to the new name (`this(…)` to a
-renamed constructor) is not `rebound`, and a relation of a renamed method that holds under its new
-name is neither gained nor lost; the verdict is then recomputed.
+renamed constructor) is not `rebound`, a relation of a renamed method that holds under its new
+name is neither gained nor lost, and an error that was there before at the same (mapped) place is
+not added (its message may name the new name); the verdict is then recomputed.
 """
 
 from __future__ import annotations
@@ -56,8 +57,11 @@ def explained(result: EditCheck, verdict: Verdict) -> EditCheck:
     flagged = {(p.path, p.span.start_line, p.span.start_char) for p in verdict.moved if p.span is not None}
     rebound = [r for r in result.rebound if (r.path, r.range.start.line, r.range.start.character) in flagged]
     relations = result.relations if verdict.relations else RelationsDiff()
-    return result.model_copy(update={"rebound": rebound, "relations": relations,
-                                     "verdict": verdict_of(result.diagnostics, rebound, relations)})
+    errors = {(p.path, p.span.start_line, p.span.start_char) for p in verdict.errors if p.span is not None}
+    added = [d for d in result.diagnostics.added if (d.path, d.range.start.line, d.range.start.character) in errors]
+    diagnostics = result.diagnostics.model_copy(update={"added": added})
+    return result.model_copy(update={"rebound": rebound, "relations": relations, "diagnostics": diagnostics,
+                                     "verdict": verdict_of(diagnostics, rebound, relations)})
 
 
 def refuse_unless_clean(plan: RenamePlan, verdict: Verdict) -> None:
