@@ -12,15 +12,16 @@ hazard (another name declared in the same file, which invites collisions and cap
   `pybridge.edits.rename_check.check`: what the `rename` tool runs);
 - a clean rename is written (`rename_apply.write`) to a copy of ROOT (hard links, so each file the
   rename writes is replaced, never the original), and javac (bench/javac_refs, the Tree API) analyses
-  every file of the copy the rename could affect: the files it edits and those that mention the old or
-  the new name (the others bind as before: their text and what they can see of the changed files'
-  names are unchanged). It must report no error, and its references must be the original's with the
-  name substituted: every position shifted on its line, paths through the file move, targets through
-  the rename (a declaration in source by its mapped position; a library-style target by its binary
-  owner and member, with the renamed type or member substituted). A difference is `failed`;
+  every file of the copy the rename could affect (`affected`: the files it edits and, unless the
+  target is seen from its own file only, those that mention the new name). It must report no
+  error, and its references must be the original's with the name substituted: every position
+  shifted on its line, paths through the file move, targets through the rename (a declaration in
+  source by its mapped position; a library-style target by its binary owner and member, with the
+  renamed type or member substituted). A difference is `failed`;
 - a refused rename is checked to be real: the naive rename (the same edits without the refusals made
   before the compile; a library method's overrides renamed without it) is written to a copy and javac
-  must report a new error or a reference that binds elsewhere. Otherwise it is `refused_unproven`.
+  must report a new error or a reference that binds elsewhere (in the edited files, else in all
+  affected ones). Otherwise it is `refused_unproven`.
 
 Counts: clean, refused (by reason, each proven real), refused_unproven, failed, error (pybridge raised).
 The original's javac references are computed once per compile job (the whole job).
@@ -98,7 +99,13 @@ class Javac:
         self.original: dict[str, list[driver.Ref]] = {}
         self.original_errors = 0
         for i, job in enumerate(self.jobs):
-            refs, log = warm.extract(job, root, work / f"orig-{i}.tsv")
+            out, done = work / f"orig-{i}.tsv", work / f"orig-{i}.done"
+            stamp = json.dumps([str(root), job["files"], job["classpath"]])
+            if done.exists() and done.read_text(encoding="utf-8").split("\n", 1)[0] == stamp:
+                refs, log = driver.read(out), done.read_text(encoding="utf-8").split("\n", 1)[1]
+            else:      # the original's references, once per work folder and job
+                refs, log = warm.extract(job, root, out)
+                done.write_text(stamp + "\n" + log, encoding="utf-8")
             self.original_errors += _errors(log)
             for r in refs:
                 self.original.setdefault(r.path, []).append(r)
@@ -171,22 +178,38 @@ def _key(r: driver.Ref) -> RefKey:
     return (r.path, r.line, r.char, r.end_char, r.kind, r.target)
 
 
-def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path) -> dict[str, Any]:
-    """Write `plan` to a copy and compare javac's view of it with the original's, substituted."""
+PRIVATE = 0x2      # JDT's Modifier.PRIVATE
+
+
+def affected(reader: Reader, plan: planner.RenamePlan) -> set[str]:
+    """The files whose bindings the rename could change: those it edits and, unless the target is
+    seen from its own file only (a local, a parameter, a type parameter, a private member), those that
+    mention the new name (a reference can only move to a declaration named like it; removing the old
+    name cannot move a reference that did not bind to it, and those that did are edited)."""
+    edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
+    t = plan.target
+    if t.kind in ("LOCAL", "PARAMETER", "TYPE_PARAMETER") or t.modifiers & PRIVATE:
+        return edited
+    return edited | set(reader.paths_mentioning([plan.new_name]))
+
+
+def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True) -> dict[str, Any]:
+    """Write `plan` to a copy and compare javac's view of it with the original's, substituted: the
+    affected files (`wide`) or only the edited ones."""
     copy = work / "copy"
     if copy.exists():
         shutil.rmtree(copy)
     subprocess.run(["cp", "-al", str(javac.root), str(copy)], check=True)
     write(copy, plan, base_of(plan))
     shifts = Shifts(plan)
-    old_paths = {f.path for f in plan.files} | set(reader.paths_mentioning([plan.old_name, plan.new_name]))
+    old_paths = affected(reader, plan) if wide else {f.path for f in plan.files} | {m.source for m in plan.moves}
     paths = {shifts.new_path(p): p for p in old_paths}
     refs, errors, log = javac.copy(copy, paths)
     sub = Substitution(plan)
     expected = Counter(sub.ref(r) for p in old_paths for r in javac.original.get(p, []))
     actual = Counter(_key(r) for r in refs)
     missing, extra = expected - actual, actual - expected
-    return {"files": len(paths), "errors": errors, "log": log if errors else "",
+    return {"files": len(paths), "errors": errors, "log": log[-2000:] if errors else "",
             "missing": [list(k) for k in sorted(missing)[:5]], "extra": [list(k) for k in sorted(extra)[:5]],
             "differences": sum(missing.values()) + sum(extra.values())}
 
@@ -234,9 +257,13 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                     plan = planner.plan(reader, root, target, new, meta.encoding, naive=True)
                 case["seconds"] = round(time.monotonic() - t1, 2)
                 case["edits"] = sum(len(f.edits) for f in plan.files)
-                verdict = judged(javac, reader, plan, work)
-                case["javac"] = verdict
+                # a refusal is proven by the edited files alone when they break; else by all affected
+                verdict = judged(javac, reader, plan, work, wide=case["outcome"] == "clean")
                 broke = verdict["errors"] > 0 or verdict["differences"] > 0
+                if case["outcome"] != "clean" and not broke:
+                    verdict = judged(javac, reader, plan, work)
+                    broke = verdict["errors"] > 0 or verdict["differences"] > 0
+                case["javac"] = verdict
                 if case["outcome"] == "clean":
                     outcome = "failed" if broke else "clean"
                 else:
