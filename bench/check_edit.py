@@ -15,8 +15,13 @@ files compiled (median, max), rounds (max), verdicts.
 
     .venv/bin/python bench/check_edit.py [--edits 20] [--seed 1] [--only guava]
 
-Not measured here: the comparison with javac (diagnostics.added against javac's errors, rebound
-against javac_refs' reference graphs), which issue 24 also asks for.
+With `--javac` (commons-lang3-main by default): for each 1-file change, javac compiles the module
+with the change written (then undone), and its errors minus the original's are compared with
+`diagnostics.added`, by file and by (file, line) (JDT and javac may put one error on different
+lines of a statement); written to bench/check_edit-javac.json. Not done here: `rebound` against
+the difference of javac_refs' reference graphs (issue 24 asks for it too).
+
+    .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main]
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +45,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
+import measure  # noqa: E402 - after the sys.path set-up; bench/ is not a package
+import workspaces  # noqa: E402
 
 from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
 from pybridge.store import Store  # noqa: E402
@@ -135,12 +143,71 @@ def run(name: str, edits: int, seed: int) -> dict:
     return out
 
 
+_JAVAC_ERROR = re.compile(r"^(.+\.java):(\d+): error: ")
+
+
+def javac_errors(job: dict, root: Path, out: Path) -> set[tuple[str, int]]:
+    """(workspace-relative path, 1-based line) of every error javac reports for the job."""
+    proc = subprocess.run(measure.javac_cmd(job, str(out)) + ["-Xmaxerrs", "10000", *job["files"]],
+                          capture_output=True, text=True)
+    found = set()
+    for line in proc.stderr.splitlines():
+        m = _JAVAC_ERROR.match(line)
+        if m:
+            found.add((Path(m.group(1)).resolve().relative_to(root).as_posix(), int(m.group(2))))
+    return found
+
+
+def javac_differential(name: str, edits: int, seed: int) -> dict:
+    source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
+    with tempfile.TemporaryDirectory(prefix=f"pybridge-check-javac-{name}-") as tmp, Worker() as worker:
+        root = (Path(tmp) / name).resolve()
+        shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
+        state = Path(tmp) / "state"
+        sync(root, state_dir=state, worker=worker)
+        [job] = [j for j in measure.compile_jobs(root, state) if j["scope"] == "main"]
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        original = javac_errors(job, root, classes)
+        candidates = methods(state)
+        rng = random.Random(seed)
+        rows = []
+        with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+            session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
+            for i in range(edits):
+                [change] = pick(root, rng, [c for c in candidates if (root / c[0]).is_relative_to(root)], 1)
+                check = check_edit(session, [change])
+                path = root / change.path
+                before = path.read_bytes()
+                path.write_text(change.text or "", encoding="utf-8")
+                try:
+                    javac = javac_errors(job, root, classes) - original
+                finally:
+                    path.write_bytes(before)
+                ours = {(d.path, d.range.start.line + 1) for d in check.diagnostics.added}
+                row = {"path": change.path, "verdict": check.verdict, "javac": sorted(javac), "pybridge": sorted(ours),
+                       "same_files": {p for p, _ in javac} == {p for p, _ in ours}, "same_lines": javac == ours}
+                rows.append(row)
+                print(f"  #{i + 1} {change.path}: javac {len(javac)} error(s), pybridge {len(ours)} added; "
+                      f"files {'=' if row['same_files'] else '!='}, lines {'=' if row['same_lines'] else '!='}")
+    return {"workspace": name, "edits": len(rows), "original_javac_errors": len(original),
+            "same_files": sum(r["same_files"] for r in rows), "same_lines": sum(r["same_lines"] for r in rows),
+            "rows": [{**r, "javac": [list(x) for x in r["javac"]], "pybridge": [list(x) for x in r["pybridge"]]}
+                     for r in rows]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=sorted(workspaces.ARTIFACTS))
+    parser.add_argument("--javac", action="store_true", help="compare diagnostics.added with javac's errors")
     args = parser.parse_args()
+    if args.javac:
+        out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed)
+        print({k: v for k, v in out.items() if k != "rows"})
+        (HERE / "check_edit-javac.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        return
     names = [args.only] if args.only else ["guava"]
     results = [run(name, args.edits, args.seed) for name in names]
     (HERE / "check_edit.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

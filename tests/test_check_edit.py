@@ -212,3 +212,19 @@ def test_a_long_answer_is_paged_within_the_budget(edits):
             break
         page = _check(facade, change, cursor=page["nextCursor"])
     assert len(rows) == len(set(rows)) == 401
+
+
+@pytest.mark.parametrize("args, field", [
+    ({"changes": [{"path": "\ud800", "text": "x"}]}, "path"),
+    ({"changes": [{"path": P + "Client.java", "text": "\ud800"}]}, "changes"),
+    ({"base": {"\ud800": "0"}, "changes": [{"path": P + "Client.java", "text": "x"}]}, "base"),
+    ({"changes": [{"path": "../etc/passwd.java", "text": "x"}]}, "path"),
+    ({"changes": [{"path": "pom.xml", "text": "x"}]}, "changes"),
+    ({"changes": [{"path": "Top.java", "text": "class Top {}"}]}, "changes"),
+    ({"changes": [{"path": P + "Nope.java", "text": None}]}, "changes"),
+    ({"patch": f"--- a/{P}Outer.java\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n"}, "patch"),
+    ({"patch": "@@ garbage"}, "patch"),
+])
+def test_changes_that_cannot_be_checked_are_refused_naming_the_field(edits, args, field):
+    facade, _, _ = edits
+    assert err(facade, "check_edit", args, "invalid_argument")["field"] == field

@@ -102,7 +102,7 @@ class EditSession:
 def sha256_of(path: Path) -> str | None:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+    except (OSError, ValueError):
         return None
 
 
@@ -111,8 +111,12 @@ def relpath(root: Path, path: str, field_name: str = "path") -> str:
     if not path or "\0" in path:
         raise EditError(f"{field_name} {path!r} is not a path; give one relative to the workspace root.",
                         field=field_name)
-    p = Path(path)
-    full = (p if p.is_absolute() else root / p).resolve()
+    try:
+        p = Path(path)
+        full = (p if p.is_absolute() else root / p).resolve()
+    except (OSError, ValueError):        # a name the file system cannot hold (a lone surrogate, …)
+        raise EditError(f"{field_name} {path!r} is not a usable path; give one relative to the workspace root.",
+                        field=field_name) from None
     if not full.is_relative_to(root):
         raise EditError(f"{path!r} is outside the workspace {root}; give a path inside it.", field=field_name)
     return full.relative_to(root).as_posix()
@@ -379,6 +383,11 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                             "change needs a sync).", field="changes")
         if rel in wanted:
             raise EditError(f"{rel} is changed twice; give each file once.", field="changes")
+        try:
+            (change.text or "").encode("utf-8")
+        except UnicodeEncodeError:
+            raise EditError(f"The text of {rel} is not valid Unicode (it holds a lone surrogate); send the file's "
+                            "text as it should read.", field="changes") from None
         wanted[rel] = change.text
     reader = session.reader
     env = _environment(root, reader, wanted)

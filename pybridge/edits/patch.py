@@ -81,8 +81,6 @@ def changes_from_patch(root: Path, patch: str) -> list[FileChange]:
 
 
 def _apply(root: Path, old: str, new: str, hunks: list[tuple[int, list[str]]]) -> FileChange:
-    if new == _NULL:
-        return FileChange(path=old, text=None)
     for name in (old, new):
         if name != _NULL and not (root / name).resolve().is_relative_to(root.resolve()):
             raise PatchError(f"The patch names {name}, outside the workspace {root}; patch files inside it only.")
@@ -94,6 +92,12 @@ def _apply(root: Path, old: str, new: str, hunks: list[tuple[int, list[str]]]) -
         except OSError as exc:
             raise PatchError(f"The patch changes {old}, which cannot be read ({exc.strerror}); make the patch "
                              "against the workspace's files.") from None
+    if new == _NULL:
+        removed = [line[1:] for _start, body in hunks for line in body if line[0] == "-"]
+        if [x.rstrip("\r\n") for x in removed] != [x.rstrip("\r\n") for x in text]:
+            raise PatchError(f"The patch deletes {old} but its removed lines are not that file's text on disk. "
+                             "Make the patch against the current text.")
+        return FileChange(path=old, text=None)
     result: list[str] = []
     at = 0
     for n, (start, body) in enumerate(hunks, 1):
