@@ -335,7 +335,7 @@ def test_under_serve_an_applied_rename_answers_once_the_live_index_has_published
 
 
 @pytest.mark.skipif(not os.environ.get("PYBRIDGE_MASS_RENAME"),
-                    reason="20 random renames judged by javac take about two minutes: set PYBRIDGE_MASS_RENAME=1")
+                    reason="20 renames judged by javac (25 s idle, 150 s loaded): set PYBRIDGE_MASS_RENAME=1")
 def test_twenty_random_renames_are_clean_or_refused_for_real_by_javacs_judgement(tmp_path, worker):
     root = tmp_path / "renames"
     shutil.copytree(SAMPLES / "renames", root)
