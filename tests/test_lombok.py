@@ -20,7 +20,7 @@ from pybridge.workspace.lombok import agents_for, lombok_jar
 from pybridge.workspace.maven.system import agent_hint
 
 from .goldens import mismatched_goldens
-from .test_query_support import SAMPLES, facade_for, key_of, ok, start
+from .test_query_support import SAMPLES, err, facade_for, key_of, ok, start
 
 GOLDEN = Path(__file__).parent / "golden" / "lombok"
 SHOP = "src/main/java/com/acme/lombok/Shop.java"
@@ -203,6 +203,19 @@ def test_a_server_starts_its_worker_with_the_published_agents_and_the_first_edit
         outcome = live.wait_fresh(root)
         assert outcome.state == "fresh" and outcome.generation == 2, outcome
         assert worker.restart_causes["agents"] == 0 and worker.restarts == 0, worker.restart_causes
+
+
+def test_rename_refuses_a_generated_member_and_names_the_field_to_rename_instead(facade):
+    getter = err(facade, "rename", {"symbolKey": key_of(facade, "Account.getOwner"), "newName": "getName"},
+                 "rename_refused")
+    assert getter["reason"] == "generated_member"
+    assert "@Getter" in getter["error"] and "field `owner`" in getter["error"]
+    assert [(p["path"], start(p), p["what"]) for p in getter["places"]] == [(ACCOUNT, (7, 4), "@Getter")]
+    # the field's generated accessors are called: their calls would keep the old names
+    field = err(facade, "rename", {"symbolKey": key_of(facade, "Account.owner"), "newName": "holder"},
+                "rename_refused")
+    assert field["reason"] == "generated_member" and "getOwner" in field["error"]
+    assert [(p["path"], start(p)) for p in field["places"]] == [(SHOP, (8, 16)), (SHOP, (10, 42)), (SHOP, (11, 23))]
 
 
 def test_check_edit_from_the_cli_runs_its_worker_with_lomboks_agent(facade, synced):

@@ -76,7 +76,7 @@ def test_the_server_lists_every_tool_with_a_description_and_input_and_output_sch
     assert set(tools) == {"sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers",
                           "findReferences", "goToDefinition", "callHierarchy", "type_hierarchy",
                           "find_implementations", "call_graph", "outline", "diagnostics", "describe",
-                          "check_edit"}
+                          "check_edit", "rename"}
     for tool in tools.values():
         assert tool.description and len(tool.description) > 80, tool.name
         assert tool.input_schema.get("type") == "object" and tool.input_schema.get("properties") is not None

@@ -26,7 +26,8 @@ TOKEN = "ts-client-token"
 # Every error code the scenario provokes; before issue 9 the output schemas did not admit error objects and the
 # TypeScript client rejected each of these results with MCP error -32602.
 ERROR_CODES = {"invalid_argument", "not_synced", "not_found", "ambiguous", "invalid_key",
-                  "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "stale_base"}
+                  "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "stale_base",
+                  "rename_refused"}
 
 pytestmark = [
     pytest.mark.skipif(NODE is None, reason="node is not installed: the TypeScript SDK client cannot run"),
@@ -100,6 +101,7 @@ def scenario(tmp_path_factory, samples, worker):
         ("library_definition", "goToDefinition", {"repo": "reactor", "symbol": "java.lang.String.trim()"}),
         ("check_edit", "check_edit", {"repo": "reactor", "changes": [{"path": declared["path"], "text": greeter_text
                                                                      + "\n// edited\n"}]}),
+        ("rename", "rename", {"symbolKey": greeter["symbolKey"], "newName": "Welcomer"}),
         ("invalid_argument", "find_references", {"symbolKey": greeter["symbolKey"], "limit": 501}),
         ("unknown_repo", "status", {"repo": "nowhere"}),
         ("not_synced", "find_symbol", {"query": "Counter", "repo": "fresh"}),
@@ -113,6 +115,7 @@ def scenario(tmp_path_factory, samples, worker):
         ("sync_failed", "sync", {"repo": "broken"}),
         ("stale_base", "check_edit", {"repo": "reactor", "base": {declared["path"]: "0" * 64},
                                       "changes": [{"path": declared["path"], "text": greeter_text}]}),
+        ("rename_refused", "rename", {"symbolKey": greeter["symbolKey"], "newName": "class"}),
     ]
     return {"roots": roots, "home": home, "calls": [{"label": a, "tool": b, "args": c} for a, b, c in calls],
             "greeter": greeter}
@@ -137,7 +140,7 @@ def answers(request, scenario) -> dict:
 
 SUCCESS = ["sync", "status", "find_symbol", "symbol_at", "find_references", "get_callers", "findReferences",
            "goToDefinition", "callHierarchy", "type_hierarchy", "find_implementations", "call_graph", "outline",
-           "diagnostics", "describe", "check_edit"]
+           "diagnostics", "describe", "check_edit", "rename"]
 
 
 def test_the_client_lists_every_tool(answers):
@@ -170,6 +173,8 @@ def test_the_seed_tools_answer_the_typescript_client_in_their_seeds_shapes(answe
     assert isinstance(callers["total"], int) and isinstance(callers["truncated"], bool)
     assert len(by_label["find_references"]["references"]) <= 100 and "meta" in by_label["find_references"]
     assert by_label["check_edit"]["verdict"] == "clean"        # a comment added: nothing moved
+    renamed = by_label["rename"]           # a preview: nothing written
+    assert renamed["applied"] is False and renamed["check"]["verdict"] == "clean" and renamed["moves"]
 
 
 def test_library_symbols_reach_the_typescript_client_with_external_origin_and_their_source_view(answers):
@@ -186,7 +191,8 @@ def test_library_symbols_reach_the_typescript_client_with_external_origin_and_th
 
 
 EXTRA = {"ambiguous": ("candidates", "candidateTotal"), "stale_key": ("replacement",),
-         "stale_snapshot": ("changed",), "unknown_repo": ("served",), "stale_base": ("changed",)}
+         "stale_snapshot": ("changed",), "unknown_repo": ("served",), "stale_base": ("changed",),
+         "rename_refused": ("reason", "places", "placesTotal")}
 
 
 @pytest.mark.parametrize("code", sorted(ERROR_CODES))

@@ -21,7 +21,7 @@ COUNTER = "src/main/java/com/acme/kitchen/Counter.java"
 def pools(tmp_path_factory, worker):
     kitchen = synced_sample("kitchen-sink", tmp_path_factory, worker)
     reactor = synced_sample("reactor", tmp_path_factory, worker)
-    facade = facade_for(kitchen, reactor)
+    facade = facade_for(kitchen, reactor, worker=worker)     # check_edit and rename compile on it
     keys = [s["symbolKey"] for q in ("Counter.count", "Greeter", "Greeter.Config", "Kitchen.main")
             for s in ok(facade, "find_symbol", {"repo": "kitchen-sink", "query": q})["symbols"]]
     keys.append(ok(facade, "symbol_at", {"repo": "kitchen-sink", "path": COUNTER, "line": 42,
@@ -70,6 +70,8 @@ ANY = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.
 
 def field_strategy(name: str, p: dict, typed: bool = False) -> st.SearchStrategy:
     text = st.text(max_size=30)
+    if name == "apply":      # never a write: the synced samples are shared by the session's tests
+        return st.just(False) | st.none() | st.sampled_from(["true", 1])
     by_name = {
         "repo": st.sampled_from(p["repos"][:2]) if typed else (
             st.sampled_from(p["repos"]) | mutated(p["repos"][:4]) | text),
@@ -92,6 +94,11 @@ def field_strategy(name: str, p: dict, typed: bool = False) -> st.SearchStrategy
                           max_size=4),
         "direction": st.sampled_from(["in", "out", "super", "sub", "both", "up"]),
         "depth": st.integers(-1, 7) | st.integers(),
+        "newName": st.sampled_from(["renamed", "class", "1x", "count", "Greeter", "_", "a b"]) | text,
+        "base": st.none() | st.dictionaries(st.sampled_from(p["paths"]) | text, st.text(max_size=70), max_size=2),
+        "changes": st.lists(st.fixed_dictionaries({"path": st.sampled_from(p["paths"]) | text,
+                                                   "text": st.none() | text}), max_size=2),
+        "patch": text,
     }
     if typed:
         narrow = {"limit": st.integers(1, 500), "max_results": st.integers(1, 500),

@@ -37,9 +37,40 @@ import javax.tools.*;
  * anonymous class's constructor is replaced by the superclass constructor it
  * calls (none for an interface); a call of a record's implicit accessor, and
  * a compact constructor's implicit parameter, name the record component field.
+ *
+ * <p>{@code java JavacRefs --serve}: one warm JVM for many runs (bench/mass_rename.py).
+ * Each line of standard input is one run's arguments as an {@code @argfile}
+ * path (holding OUT, ROOT, the options and the files); after each run one
+ * line on standard output: {@code done REFERENCES ERRORS}, after the lines a
+ * single run writes to standard error (the first errors, the summary).
  */
 public final class JavacRefs {
+    private static PrintStream log = System.err;
+
     public static void main(String[] argv) throws Exception {
+        if (argv.length == 1 && argv[0].equals("--serve")) {
+            log = System.out;
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isBlank()) continue;
+                long[] done;
+                try {
+                    done = run(new String[] {line.trim()});
+                } catch (Exception | StackOverflowError e) {
+                    log.println("javac_refs: failed: " + e);
+                    done = new long[] {0, 1};
+                }
+                System.out.println("done " + done[0] + " " + done[1]);
+                System.out.flush();
+            }
+            return;
+        }
+        run(argv);
+    }
+
+    /** One run: {references, errors}. */
+    static long[] run(String[] argv) throws Exception {
         List<String> args = new ArrayList<>();
         for (String a : argv) {
             if (a.startsWith("@")) {
@@ -76,7 +107,7 @@ public final class JavacRefs {
         int errors = 0;
         for (Diagnostic<? extends JavaFileObject> d : diags.getDiagnostics()) {
             if (d.getKind() == Diagnostic.Kind.ERROR) {
-                if (errors++ < 20) System.err.println("javac: " + d);
+                if (errors++ < 20) log.println("javac: " + String.valueOf(d).replace('\n', ' '));
             }
         }
         Trees trees = Trees.instance(task);
@@ -89,7 +120,8 @@ public final class JavacRefs {
                 count += s.count;
             }
         }
-        System.err.println("javac_refs: " + count + " references, " + errors + " errors");
+        log.println("javac_refs: " + count + " references, " + errors + " errors");
+        return new long[] {count, errors};
     }
 
     private static boolean takesValue(String option) {

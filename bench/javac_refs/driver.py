@@ -60,6 +60,41 @@ def extract(job: dict, root: Path, out: Path, work: Path, heap: str = "3g") -> t
     return read(out), proc.stderr.strip()
 
 
+class Warm:
+    """One `JavacRefs --serve` process: many runs in one warm JVM (bench/mass_rename.py). Close it."""
+
+    def __init__(self, work: Path, heap: str = "3g") -> None:
+        classes = build(work)
+        self.proc = subprocess.Popen(
+            ["java", f"-Xmx{heap}", *EXPORTS, "-cp", str(classes), "JavacRefs", "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            env={**os.environ, "LC_ALL": "C.UTF-8"})
+
+    def extract(self, job: dict, root: Path, out: Path) -> tuple[list[Ref], str]:
+        """As `extract`, in the warm JVM."""
+        argfile = out.with_suffix(".args")
+        argfile.write_text("\n".join(f'"{a}"' for a in [str(out), str(root), *measure._common(job), *job["files"]]))
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"@{argfile}\n")
+        self.proc.stdin.flush()
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("javac_refs --serve ended: " + " | ".join(lines[-5:]))
+            if line.startswith("done "):
+                break
+            lines.append(line.rstrip("\n"))
+        return read(out), "\n".join(lines)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
 def read(out: Path) -> list[Ref]:
     refs = []
     with out.open(encoding="utf-8") as f:

@@ -35,6 +35,8 @@ Modules, one responsibility each:
 - `tools_structure` type_hierarchy, find_implementations, call_graph, outline, diagnostics,
   describe (`structure_models`: their argument and result models; `structure_source`:
   declaration headers read from the source)
+- `tools_rename` rename (`rename_models`: its argument and result models; the work is
+  `pybridge.edits.rename`, `rename_check`, `rename_verify`, `rename_apply`)
 
 Choices where DESIGN is silent are documented in the module they concern.
 """

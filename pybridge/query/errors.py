@@ -22,7 +22,7 @@ from pybridge.errors import PybridgeError
 CODES = (
     "invalid_argument", "unknown_repo", "not_synced", "not_found", "ambiguous", "invalid_key",
     "stale_key", "stale_snapshot", "invalid_cursor", "stale_cursor", "sync_failed", "indexing",
-    "stale_base",
+    "stale_base", "rename_refused",
 )
 
 

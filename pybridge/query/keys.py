@@ -56,7 +56,7 @@ TAG_LEN = 3
 MAC_LEN = 10
 ARGS_LEN = 6
 SECRET_LEN = 32
-TOOL_CODES = {"find_symbol": 1, "find_references": 2, "diagnostics": 11, "check_edit": 12}
+TOOL_CODES = {"find_symbol": 1, "find_references": 2, "diagnostics": 11, "check_edit": 12, "rename": 13}
 
 _B64 = re.compile(r"[A-Za-z0-9_-]+")
 

@@ -40,7 +40,7 @@ BUILD_TOOL_HELP = ("Which build system reads the workspace. auto: "
                    + ", else ".join(f"{s.wording.tool} when the root has {s.wording.root_files}" for s in BUILD_SYSTEMS)
                    + " (a workspace keeps the one its last sync used).")
 
-FAMILIES = ("tools_admin", "tools_exact", "tools_names", "tools_structure", "tools_edits")
+FAMILIES = ("tools_admin", "tools_exact", "tools_names", "tools_structure", "tools_edits", "tools_rename")
 
 Progress = Callable[[float, "float | None", str], None]
 

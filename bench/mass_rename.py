@@ -1,0 +1,312 @@
+"""Mass renames against javac (issue 24): random renames of every declaration kind, each judged by javac.
+
+    .venv/bin/python bench/mass_rename.py ROOT STATE [--n 50] [--seed 1] [--out FILE.json] [--work DIR]
+
+ROOT is a workspace synced into STATE (e.g. bench/work/commons-lang3-main, bench/work/guava). Each
+rename picks a kind at random among those declared (types, methods, fields, enum constants, record
+components, parameters, locals, type parameters; constructors are renamed with their type), a
+declaration of that kind, and a new name: a fresh one (the old name plus a suffix) or, as often, a
+hazard (another name declared in the same file, which invites collisions and captures). Then:
+
+- pybridge plans and checks the rename on the warm worker (`pybridge.edits.rename.plan`,
+  `pybridge.edits.rename_check.check`: what the `rename` tool runs);
+- a clean rename is written (`rename_apply.write`) to a copy of ROOT (hard links, so each file the
+  rename writes is replaced, never the original), and javac (bench/javac_refs, the Tree API) analyses
+  every file of the copy the rename could affect (`affected`: the files it edits and, unless the
+  target is seen from its own file only, those that mention the new name). It must report no
+  error, and its references must be the original's with the name substituted: every position
+  shifted on its line, paths through the file move, targets through the rename (a declaration in
+  source by its mapped position; a library-style target by its binary owner and member, with the
+  renamed type or member substituted). A difference is `failed`;
+- a refused rename is checked to be real: the naive rename (the same edits without the refusals made
+  before the compile; a library method's overrides renamed without it) is written to a copy and javac
+  must report a new error or a reference that binds elsewhere (in the edited files, else in all
+  affected ones). Otherwise it is `refused_unproven`.
+
+Counts: clean, refused (by reason, each proven real), refused_unproven, failed, error (pybridge raised).
+The original's javac references are computed once per compile job (the whole job).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "javac_refs"))
+
+import driver  # noqa: E402 - bench/ is not a package
+import measure  # noqa: E402
+
+from pybridge.edits import EditSession  # noqa: E402
+from pybridge.edits import rename as planner  # noqa: E402
+from pybridge.edits.rename_apply import write  # noqa: E402
+from pybridge.edits.rename_check import base_of, check  # noqa: E402
+from pybridge.edits.rename_verify import Shifts  # noqa: E402
+from pybridge.facts import DECL_GENERATED  # noqa: E402
+from pybridge.store import DeclRow, Reader, Store  # noqa: E402
+from pybridge.sync import store_path  # noqa: E402
+from pybridge.sync.meta import GenerationMeta  # noqa: E402
+from pybridge.worker import Worker  # noqa: E402
+
+KINDS = ("CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "METHOD", "FIELD", "ENUM_CONSTANT",
+         "RECORD_COMPONENT", "PARAMETER", "LOCAL", "TYPE_PARAMETER")
+TYPES = {"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"}
+RefKey = tuple[str, int, int, int, str, str]     # path, line, char, end, kind, target
+
+
+def pool(reader: Reader) -> dict[str, list[DeclRow]]:
+    """The declarations a rename may pick, by kind."""
+    out: dict[str, list[DeclRow]] = {}
+    for f in reader.files():
+        for d in reader.file_declarations(f.path):
+            if d.kind in KINDS and d.name and not d.modifiers & DECL_GENERATED and d.name != "<init>":
+                out.setdefault(d.kind, []).append(d)
+    return out
+
+
+def pick(rng: random.Random, reader: Reader, decls: dict[str, list[DeclRow]], i: int) -> tuple[DeclRow, str, str]:
+    kind = rng.choice(sorted(decls))
+    d = rng.choice(decls[kind])
+    if rng.random() < 0.5:
+        return d, f"{d.name}Rn{i}", "fresh"
+    beside = sorted({x.name for x in reader.file_declarations(d.path)
+                     if x.name and x.name != d.name and x.name != "<init>" and x.kind in KINDS})
+    if not beside:
+        return d, f"{d.name}Rn{i}", "fresh"
+    return d, rng.choice(beside), "hazard"
+
+
+class Javac:
+    """javac's references of the original (whole jobs, once) and of copies (the files asked)."""
+
+    def __init__(self, root: Path, state: Path, work: Path, warm: driver.Warm) -> None:
+        self.root = root
+        self.work = work
+        self.warm = warm
+        self.jobs = measure.compile_jobs(root, state)
+        self.job_of = {str(Path(f).relative_to(root)): i for i, job in enumerate(self.jobs) for f in job["files"]}
+        self.original: dict[str, list[driver.Ref]] = {}
+        self.original_errors = 0
+        for i, job in enumerate(self.jobs):
+            out, done = work / f"orig-{i}.tsv", work / f"orig-{i}.done"
+            stamp = json.dumps([str(root), job["files"], job["classpath"]])
+            if done.exists() and done.read_text(encoding="utf-8").split("\n", 1)[0] == stamp:
+                refs, log = driver.read(out), done.read_text(encoding="utf-8").split("\n", 1)[1]
+            else:      # the original's references, once per work folder and job
+                refs, log = warm.extract(job, root, out)
+                done.write_text(stamp + "\n" + log, encoding="utf-8")
+            self.original_errors += _errors(log)
+            for r in refs:
+                self.original.setdefault(r.path, []).append(r)
+
+    def copy(self, copy: Path, paths: dict[str, str]) -> tuple[list[driver.Ref], int, str]:
+        """javac on the copy's files `paths` (new path -> old path, for the job), (refs, errors, log)."""
+        refs: list[driver.Ref] = []
+        errors, logs = 0, []
+        by_job: dict[int, list[str]] = {}
+        for new, old in paths.items():
+            if old in self.job_of:
+                by_job.setdefault(self.job_of[old], []).append(str(copy / new))
+        for i, files in sorted(by_job.items()):
+            job = dict(self.jobs[i])
+            job["files"] = sorted(files)
+            job["sourcepath"] = [str(copy / Path(p).relative_to(self.root)) if Path(p).is_relative_to(self.root)
+                                 else p for p in job["sourcepath"]]
+            found, log = self.warm.extract(job, copy, self.work / f"copy-{i}.tsv")
+            refs += found
+            errors += _errors(log)
+            logs.append(log)
+        return refs, errors, "\n".join(logs)
+
+
+def _errors(log: str) -> int:
+    last = [line for line in log.splitlines() if line.startswith("javac_refs:")]
+    return int(last[-1].split(",")[1].split()[0]) if last else 1
+
+
+class Substitution:
+    """The original's javac references as the rename should leave them."""
+
+    def __init__(self, plan: planner.RenamePlan) -> None:
+        self.shifts = Shifts(plan)
+        self.old, self.new = plan.old_name, plan.new_name
+        self.types = {_binary(d.key) for d in plan.renamed if d.kind in TYPES}
+        self.owners = {_binary(d.container_key or "") for d in plan.renamed if d.kind not in TYPES}
+
+    def ref(self, r: driver.Ref) -> RefKey:
+        line, char = self.shifts.forward(r.path, r.line, r.char)
+        _, end = self.shifts.forward(r.path, r.line, r.end_char)
+        return (self.shifts.new_path(r.path), line, char, end, r.kind, self.target(r.target))
+
+    def target(self, t: str) -> str:
+        parts = t.split("|")
+        if parts[0] == "src":
+            path, line, char = parts[1], int(parts[2]), int(parts[3])
+            nl, nc = self.shifts.forward(path, line, char)
+            return f"src|{self.shifts.new_path(path)}|{nl}|{nc}"
+        if parts[0] == "bin" and len(parts) == 4:
+            owner, member, params = parts[1], parts[2], parts[3]
+            if member == self.old and owner in self.owners:
+                member = self.new
+            for old_type in self.types:
+                new_type = old_type.rsplit(self.old, 1)[0] + self.new if old_type.endswith(self.old) else old_type
+                if owner == old_type or owner.startswith(old_type + "$"):
+                    owner = new_type + owner[len(old_type):]
+                params = params.replace(f"L{old_type};", f"L{new_type};").replace(f"L{old_type}$", f"L{new_type}$")
+            return f"bin|{owner}|{member}|{params}"
+        return t
+
+
+def _binary(key: str) -> str:
+    """`Lcom/acme/Outer$Inner;` -> `com/acme/Outer$Inner` (the extractor's owner names)."""
+    k = key.split(";", 1)[0]
+    return k[1:].split("<", 1)[0].replace(".", "$") if k.startswith("L") else k
+
+
+def _key(r: driver.Ref) -> RefKey:
+    return (r.path, r.line, r.char, r.end_char, r.kind, r.target)
+
+
+PRIVATE = 0x2      # JDT's Modifier.PRIVATE
+
+
+def affected(reader: Reader, plan: planner.RenamePlan) -> set[str]:
+    """The files whose bindings the rename could change: those it edits and, unless the target is
+    seen from its own file only (a local, a parameter, a type parameter, a private member), those that
+    mention the new name (a reference can only move to a declaration named like it; removing the old
+    name cannot move a reference that did not bind to it, and those that did are edited)."""
+    edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
+    t = plan.target
+    if t.kind in ("LOCAL", "PARAMETER", "TYPE_PARAMETER") or t.modifiers & PRIVATE:
+        return edited
+    return edited | set(reader.paths_mentioning([plan.new_name]))
+
+
+def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True) -> dict[str, Any]:
+    """Write `plan` to a copy and compare javac's view of it with the original's, substituted: the
+    affected files (`wide`) or only the edited ones."""
+    copy = work / "copy"
+    if copy.exists():
+        shutil.rmtree(copy)
+    subprocess.run(["cp", "-al", str(javac.root), str(copy)], check=True)
+    write(copy, plan, base_of(plan))
+    shifts = Shifts(plan)
+    old_paths = affected(reader, plan) if wide else {f.path for f in plan.files} | {m.source for m in plan.moves}
+    paths = {shifts.new_path(p): p for p in old_paths}
+    refs, errors, log = javac.copy(copy, paths)
+    sub = Substitution(plan)
+    expected = Counter(sub.ref(r) for p in old_paths for r in javac.original.get(p, []))
+    actual = Counter(_key(r) for r in refs)
+    missing, extra = expected - actual, actual - expected
+    return {"files": len(paths), "errors": errors, "log": log[-2000:] if errors else "",
+            "missing": [list(k) for k in sorted(missing)[:5]], "extra": [list(k) for k in sorted(extra)[:5]],
+            "differences": sum(missing.values()) + sum(extra.values())}
+
+
+def run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
+        say: Any = print, out: Path | None = None) -> dict[str, Any]:
+    """The mass rename; with `out`, the result so far is written there after each rename."""
+    root, state = root.resolve(), state.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    warm = driver.Warm(work)
+    try:
+        return _run(root, state, n, seed, work, worker, say, warm, t0, out)
+    finally:
+        warm.close()
+
+
+def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker, say: Any, warm: driver.Warm,
+         t0: float, out: Path | None) -> dict[str, Any]:
+    javac = Javac(root, state, work, warm)
+    say(f"javac on the original: {sum(map(len, javac.original.values()))} references, "
+        f"{javac.original_errors} errors ({time.monotonic() - t0:.1f} s)")
+    rng = random.Random(seed)
+    counts: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = {}
+    cases: list[dict[str, Any]] = []
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        meta = GenerationMeta.of(reader.generation)
+        decls = pool(reader)
+        session = EditSession(root, reader, worker, lambda sid, key: key, lambda d, m: d)
+        for i in range(n):
+            target, new, how = pick(rng, reader, decls, i)
+            case: dict[str, Any] = {"i": i, "kind": target.kind, "target": target.dotted, "path": target.path,
+                                    "old": target.name, "new": new, "how": how}
+            t1 = time.monotonic()
+            try:
+                try:
+                    plan = planner.plan(reader, root, target, new, meta.encoding)
+                    check(plan, session)
+                    case["outcome"] = "clean"
+                except planner.RenameRefused as refused:
+                    case["outcome"] = "refused"
+                    case["reason"] = refused.reason
+                    case["message"] = refused.message[:300]
+                    plan = planner.plan(reader, root, target, new, meta.encoding, naive=True)
+                case["seconds"] = round(time.monotonic() - t1, 2)
+                case["edits"] = sum(len(f.edits) for f in plan.files)
+                # a refusal is proven by the edited files alone when they break; else by all affected
+                verdict = judged(javac, reader, plan, work, wide=case["outcome"] == "clean")
+                broke = verdict["errors"] > 0 or verdict["differences"] > 0
+                if case["outcome"] != "clean" and not broke:
+                    verdict = judged(javac, reader, plan, work)
+                    broke = verdict["errors"] > 0 or verdict["differences"] > 0
+                case["javac"] = verdict
+                if case["outcome"] == "clean":
+                    outcome = "failed" if broke else "clean"
+                else:
+                    outcome = f"refused:{case['reason']}" if broke else "refused_unproven"
+            except Exception as exc:  # noqa: BLE001 - a bench: count it and go on
+                outcome = "error"
+                case["error"] = f"{type(exc).__name__}: {exc}"[:500]
+            case["result"] = outcome
+            case["total_seconds"] = round(time.monotonic() - t1, 2)
+            counts[outcome] += 1
+            by_kind.setdefault(target.kind, Counter())[outcome] += 1
+            cases.append(case)
+            if out is not None:
+                out.write_text(json.dumps(_result(root, i + 1, seed, t0, counts, by_kind, cases), indent=1) + "\n",
+                               encoding="utf-8")
+            say(f"{i + 1}/{n} {target.kind} {target.dotted} -> {new} ({how}): {outcome}"
+                + (f" [{case.get('message', '')[:120]}]" if outcome.startswith("refused") else "")
+                + (f" {case.get('javac')}" if outcome in ("failed", "refused_unproven") else "")
+                + (f" {case.get('error')}" if outcome == "error" else ""))
+    return _result(root, n, seed, t0, counts, by_kind, cases)
+
+
+def _result(root: Path, n: int, seed: int, t0: float, counts: Counter[str], by_kind: dict[str, Counter[str]],
+            cases: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"root": str(root), "n": n, "seed": seed, "seconds": round(time.monotonic() - t0, 1),
+            "counts": dict(counts), "byKind": {k: dict(v) for k, v in sorted(by_kind.items())}, "cases": cases}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("root", type=Path)
+    ap.add_argument("state", type=Path)
+    ap.add_argument("--n", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--work", type=Path)
+    ap.add_argument("--heap", default="2g")
+    a = ap.parse_args()
+    work = a.work or Path(tempfile.mkdtemp(prefix="mass-rename-"))
+    with Worker(heap=a.heap) as worker:
+        result = run(a.root, a.state, a.n, a.seed, work, worker, lambda m: print(m, flush=True), a.out)
+    print(json.dumps({k: result[k] for k in ("n", "seconds", "counts", "byKind")}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Does a rename keep every binding? The facts of the compiled files after the edit, against the
+generation's, matched through the rename.
+
+A rename moves tokens only sideways on their lines (and a file to a new path), so every position
+maps exactly between the old and the new text (`Shifts`). The binding keys of the renamed
+declarations change, and with them the keys of what they enclose (a renamed method's parameters,
+a renamed type's members); `key_map` pairs each declaration of a compiled file with the one at the
+same place after the edit. The rename keeps every binding when, in every compiled file:
+- each reference of the new facts is an old reference at the same (mapped) place, of the same
+  kind, to the same (mapped) declaration, and none is missing; a renamed token that now binds to
+  another overload, a reference captured by a new local, a call that now reaches an inherited
+  member: all are a reference whose target differs;
+- the relations (overrides, implements, extends) are the old ones, mapped;
+- no compiler error is new.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from pybridge.facts import FileFacts, Span, utf16_len
+from pybridge.store import Reader
+
+from .rename import Place, RenamePlan
+
+
+class Shifts:
+    """Positions through the rename's edits: old (path, line, character) <-> new."""
+
+    def __init__(self, plan: RenamePlan) -> None:
+        self.moved = {m.source: m.target for m in plan.moves}
+        self.back = {m.target: m.source for m in plan.moves}
+        delta = utf16_len(plan.new_name) - utf16_len(plan.old_name)
+        self.delta = delta
+        # old path -> line -> sorted old start characters of the edits on it
+        self.starts: dict[str, dict[int, list[int]]] = {}
+        for f in plan.files:
+            lines = self.starts.setdefault(f.path, {})
+            for e in f.edits:
+                lines.setdefault(e.span.start_line, []).append(e.span.start_char)
+        for lines in self.starts.values():
+            for chars in lines.values():
+                chars.sort()
+
+    def new_path(self, old: str) -> str:
+        return self.moved.get(old, old)
+
+    def old_path(self, new: str) -> str:
+        return self.back.get(new, new)
+
+    def forward(self, old_path: str, line: int, char: int) -> tuple[int, int]:
+        chars = self.starts.get(old_path, {}).get(line)
+        if not chars:
+            return line, char
+        return line, char + self.delta * bisect.bisect_left(chars, char)
+
+    def forward_span(self, old_path: str, span: Span) -> tuple[int, int]:
+        return self.forward(old_path, span.start_line, span.start_char)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    errors: list[Place]           # compiler errors the rename adds
+    moved: list[Place]            # references whose binding the rename does not keep
+    relations: list[Place]        # relations gained or lost
+    key_map: dict[str, str]       # old binding key -> new, for every declaration of the compiled files
+
+    @property
+    def clean(self) -> bool:
+        return not (self.errors or self.moved or self.relations)
+
+
+def verify(plan: RenamePlan, reader: Reader, after: Mapping[str, FileFacts]) -> Verdict:
+    """Compare `after` (workspace-relative new path -> the facts of that file compiled with the edit)
+    with the generation's facts of the same files."""
+    shifts = Shifts(plan)
+    key_map: dict[str, str] = {}
+    missing: list[Place] = []
+    renamed = {d.key for d in plan.renamed}
+    for path, facts in after.items():
+        old = shifts.old_path(path)
+        by_place = {(d.name_span.start_line, d.name_span.start_char, d.kind): d for d in facts.declarations}
+        for d in reader.file_declarations(old):
+            line, char = shifts.forward_span(old, d.name_span)
+            new = by_place.get((line, char, d.kind))
+            if new is not None:
+                key_map[d.key] = new.key
+            elif d.key in renamed:
+                missing.append(Place(path, Span(line, char, line, char), f"{d.dotted} is not declared after the edit"))
+    errors: list[Place] = []
+    moved: list[Place] = list(missing)
+    relations: list[Place] = []
+    name = _Names(reader, after)
+
+    def mapped(key: str) -> str:
+        return key_map.get(key, key)
+
+    for path, facts in sorted(after.items()):
+        old = shifts.old_path(path)
+        before: dict[tuple[int, int, str], Counter[str]] = {}
+        for row in reader.file_references(old):
+            line, char = shifts.forward_span(old, row.span)
+            before.setdefault((line, char, row.kind), Counter())[mapped(row.target_key)] += 1
+        now: dict[tuple[int, int, str], Counter[str]] = {}
+        ends: dict[tuple[int, int, str], Span] = {}
+        for r in facts.references:
+            place = (r.span.start_line, r.span.start_char, r.kind)
+            now.setdefault(place, Counter())[r.target_key] += 1
+            ends[place] = r.span
+        for place in sorted(set(before) | set(now)):
+            was, bound = before.get(place, Counter()), now.get(place, Counter())
+            if was == bound:
+                continue
+            line, char, kind = place
+            span = ends.get(place, Span(line, char, line, char))
+            gone = ", ".join(name(k) for k in sorted((was - bound).elements())) or None
+            gained = ", ".join(name(k) for k in sorted((bound - was).elements())) or None
+            if gone and gained:
+                what = f"this {kind} of {gone} would bind to {gained}"
+            elif gained:
+                what = f"a new {kind} of {gained}"
+            else:
+                what = f"this {kind} of {gone} would no longer resolve"
+            moved.append(Place(path, span, what))
+        old_rel = Counter((r.kind, mapped(r.from_key), mapped(r.to_key)) for r in reader.file_relations(old)
+                          if r.kind != "generated_from")
+        new_rel = Counter((r.kind, r.from_key, r.to_key) for r in facts.relations if r.kind != "generated_from")
+        for kind, a, b in sorted((new_rel - old_rel).elements()):
+            relations.append(Place(path, None, f"{name(a)} would gain {kind} {name(b)}"))
+        for kind, a, b in sorted((old_rel - new_rel).elements()):
+            relations.append(Place(path, None, f"{name(a)} would lose {kind} {name(b)}"))
+        old_errors = Counter((*shifts.forward_span(old, p.span), p.kind)
+                             for p in reader.problems(path=old, errors_only=True))
+        for p in facts.problems:
+            mark = (p.span.start_line, p.span.start_char, p.kind)
+            if not p.is_error:
+                continue
+            if old_errors[mark] > 0:
+                old_errors[mark] -= 1
+                continue
+            errors.append(Place(path, p.span, p.message))
+    return Verdict(errors, moved, relations, key_map)
+
+
+class _Names:
+    """What a binding key names, as a reader knows it (`com.acme.Printer.bar(String)`): from the new
+    facts' declarations, else the store's symbol table, else the key."""
+
+    def __init__(self, reader: Reader, after: Mapping[str, FileFacts]) -> None:
+        self.reader = reader
+        self.new = {d.key: _shown(d.dotted, d.display, d.kind) for f in after.values() for d in f.declarations}
+
+    def __call__(self, key: str) -> str:
+        if key in self.new:
+            return self.new[key]
+        info = self.reader.symbol(key)
+        if info is not None and info.dotted:
+            return _shown(info.dotted, info.display, info.kind or "")
+        return key
+
+
+def _shown(dotted: str, display: str | None, kind: str) -> str:
+    if kind in ("METHOD", "CONSTRUCTOR") and display and "(" in display:
+        return f"{dotted.rsplit('.', 1)[0]}.{display}" if "." in dotted else display
+    return dotted
+
+
+def compiled_paths(facts: Iterable[FileFacts], relative: Mapping[str, str]) -> dict[str, FileFacts]:
+    """The facts by workspace-relative path (`relative`: absolute path -> relative)."""
+    return {relative[f.path]: f for f in facts if f.path in relative}

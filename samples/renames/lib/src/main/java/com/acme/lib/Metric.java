@@ -1,0 +1,6 @@
+package com.acme.lib;
+
+@FunctionalInterface
+public interface Metric {
+    int measure(String text);
+}
