@@ -173,6 +173,8 @@ def test_navigation_tools_are_read_only_and_sync_is_not(served):
     client, _ = served
     hints = {t.name: t.annotations.read_only_hint for t in client.list_tools()}
     assert hints.pop("sync") is False
+    assert hints.pop("rename") is False          # apply: true writes the workspace
+    assert hints["check_edit"] is True           # compiles an overlay: writes nothing
     assert all(hints.values()), hints
 
 
