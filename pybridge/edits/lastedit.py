@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from pybridge.facts import Declaration, FileFacts, Problem, Reference, Relation
 from pybridge.store import Reader
-from pybridge.sync.meta import GenerationMeta
+from pybridge.sync.meta import GenerationMeta, scip_coordinates, scip_symbol
 
 from .check import RELATION_KINDS, _Names, _old, diff_facts
 from .model import Checked, EditCheck
@@ -31,18 +31,8 @@ reads every such file's facts twice on the catch-up's thread, before its wait en
 
 def scip_namer(meta: GenerationMeta) -> Callable[[str | None, str | None], str | None]:
     """Full SCIP symbols from descriptors, with the modules' coordinates (as the query layer's View)."""
-    coords = {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in meta.modules}
-
-    def scip(descriptor: str | None, module: str | None) -> str | None:
-        if not descriptor:
-            return None
-        if descriptor.startswith("local "):
-            return descriptor
-        if module is None:
-            return f"scip-java maven . . {descriptor}"
-        package, version = coords.get(module, (module.replace(":", "/", 1), "."))
-        return f"scip-java maven {package} {version} {descriptor}"
-    return scip
+    coords = scip_coordinates(meta)
+    return lambda descriptor, module: scip_symbol(descriptor, module, coords)
 
 
 def _facts(reader: Reader, rel: str) -> FileFacts:

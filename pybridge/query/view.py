@@ -42,7 +42,7 @@ from typing import Any
 
 from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, Span, codepoints
 from pybridge.store import DeclRow, Reader, RefRow, SymbolInfo, scope_matches
-from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta
+from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta, scip_symbol
 
 from . import keys
 from .errors import invalid, show
@@ -165,16 +165,9 @@ class View:
         return keys.make_key(self.ws.secret(), symbol_id, binding_key)
 
     def scip(self, descriptor: str | None, module: str | None) -> str | None:
-        if not descriptor:
-            return None
-        if descriptor.startswith("local "):
-            return descriptor
-        if module is None:
-            return f"scip-java maven . . {descriptor}"
-        if self._coords is None:
+        if module is not None and self._coords is None:
             self._coords = self.ws.coordinates(self.gen)
-        package, version = self._coords.get(module, (module.replace(":", "/", 1), "."))
-        return f"scip-java maven {package} {version} {descriptor}"
+        return scip_symbol(descriptor, module, self._coords or {})
 
     # symbols -----------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any
 from pybridge.errors import StoreError
 from pybridge.store import GenerationInfo, Reader, Store
 from pybridge.sync import state_dir_for
-from pybridge.sync.meta import GenerationMeta
+from pybridge.sync.meta import GenerationMeta, scip_coordinates
 from pybridge.sync.state import StateFolderError, check_owner, store_location
 
 from . import keys
@@ -133,7 +133,7 @@ class Served:
         with self._lock:
             if self._coords is not None and self._coords[0] is meta:
                 return self._coords[1]
-        coords = {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in meta.modules}
+        coords = scip_coordinates(meta)
         with self._lock:
             self._coords = (meta, coords)
         return coords

@@ -302,3 +302,21 @@ def _parsed(meta: Mapping[str, Any]) -> GenerationMeta:
 def relative(root: Path, paths: Iterable[Path]) -> tuple[str, ...]:
     """Paths as the record keeps them: workspace-relative (posix) inside `root`, else absolute."""
     return tuple(p.relative_to(root).as_posix() if p.is_relative_to(root) else str(p) for p in paths)
+
+
+def scip_coordinates(meta: GenerationMeta) -> dict[str, tuple[str, str]]:
+    """module id -> (SCIP package `groupId/artifactId`, version or `.`), from the record's modules."""
+    return {m.id: (m.id.replace(":", "/", 1), m.version or ".") for m in meta.modules}
+
+
+def scip_symbol(descriptor: str | None, module: str | None, coords: Mapping[str, tuple[str, str]]) -> str | None:
+    """The full SCIP symbol of a descriptor declared in `module` (None: a library's or the JDK's, no
+    coordinates); a local's descriptor stays as it is."""
+    if not descriptor:
+        return None
+    if descriptor.startswith("local "):
+        return descriptor
+    if module is None:
+        return f"scip-java maven . . {descriptor}"
+    package, version = coords.get(module, (module.replace(":", "/", 1), "."))
+    return f"scip-java maven {package} {version} {descriptor}"

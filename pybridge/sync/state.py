@@ -254,8 +254,8 @@ def _read_plain(path: Path) -> bytes:
         os.close(fd)
 
 
-def _replace_private(path: Path, data: bytes) -> None:
-    """Write `data` to `path` (0600) through a temporary file renamed over it."""
+def _private_temp(path: Path, data: bytes) -> Path:
+    """A new 0600 file beside `path` holding `data`, synced to disk (the caller renames or links it)."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
@@ -263,19 +263,18 @@ def _replace_private(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+    return tmp
+
+
+def _replace_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path` (0600) through a temporary file renamed over it."""
+    os.replace(_private_temp(path, data), path)
 
 
 def _write_private(path: Path, data: bytes) -> None:
     """Write `data` to a new 0600 file at `path`, atomically; when another process won
     the race (the file exists), theirs stays."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    tmp = _private_temp(path, data)
     try:
         os.link(tmp, path)        # fails when another process won the race: use theirs
     except FileExistsError:
