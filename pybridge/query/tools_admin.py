@@ -99,7 +99,7 @@ def _still_served(message: str) -> str:
 def sync_tool(call: Call, a: SyncArgs) -> SyncResult:
     ws = call.spaces.pick(a.repo)
     try:
-        return SyncResult.model_validate(_sync(ws, call.progress, allow_online=call.allow_online,
+        return SyncResult.model_validate(sync_served(ws, call.progress, allow_online=call.allow_online,
                                                heap=call.heap, worker=call.worker, wait=call.wait,
                                                build_tool=build_tool_of(ws, call.build_tool)))
     finally:
@@ -117,8 +117,10 @@ def build_tool_of(ws: Served, build_tool: str) -> str:
     return recorded or build_tool
 
 
-def _sync(ws: Served, progress: Progress | None, *, allow_online: bool, heap: str | None,
-          worker: Any, wait: bool, build_tool: str) -> dict[str, Any]:
+def sync_served(ws: Served, progress: Progress | None, *, allow_online: bool, heap: str | None,
+                worker: Any, wait: bool, build_tool: str) -> dict[str, Any]:
+    """Sync a served workspace as the sync tool does (rename's apply without serve too): its answer's
+    fields, or the QueryError its failure maps to."""
     try:
         result = sync(ws.root, state_dir=ws.state, allow_online=allow_online, wait=wait,
                       progress=_progress_adapter(progress), worker=worker, heap=heap, build_tool=build_tool)

@@ -31,7 +31,7 @@ from .paging import check_generation, cursor_offset, new_cursor, open_key
 from .registry import Call, tool
 from .rename_models import RenameArgs, RenameResult
 from .source import check_position, workspace_path
-from .tools_admin import _sync, build_tool_of
+from .tools_admin import build_tool_of, sync_served
 from .tools_edits import edit_session
 from .view import View, fit, rng
 from .workspace import Served
@@ -188,7 +188,7 @@ def _published(call: Call, ws: Served, at: tuple[str, int, int, str]) -> dict[st
                     f"call sync, then find the new key with symbol_at.")
     else:
         try:
-            _sync(ws, None, allow_online=call.allow_online, heap=call.heap, worker=call.worker, wait=True,
+            sync_served(ws, None, allow_online=call.allow_online, heap=call.heap, worker=call.worker, wait=True,
                   build_tool=build_tool_of(ws, call.build_tool))
         except QueryError as exc:
             hint = f"The files are written, but the sync after them failed: {exc.message}"
