@@ -111,7 +111,7 @@ def reuse_enabled() -> bool:
                         f"or unset it (1: reuse the digest of a file whose stat did not change).")
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path | str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -120,12 +120,42 @@ def sha256_file(path: Path) -> str:
 
 
 def source_files(root: Path) -> list[Path]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(".java"):
-                out.append(Path(dirpath) / name)
+    return [Path(path) for path, _linked in source_entries(str(root))]
+
+
+def source_entries(top: str) -> list[tuple[str, bool]]:
+    """(path, whether it is a symbolic link) of each `*.java` file under `top`, in `os.walk`'s order
+    (a folder's files sorted, then its subfolders sorted; symlinked folders not descended into,
+    unreadable folders left out), from the directory entries alone (no `stat` per file)."""
+    out: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:
+        return out
+    files: list[tuple[str, bool]] = []
+    folders: list[str] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            try:
+                if not entry.is_symlink():
+                    folders.append(entry.name)
+            except OSError:
+                continue
+        elif entry.name.endswith(".java"):
+            try:
+                linked = entry.is_symlink()
+            except OSError:
+                linked = True
+            files.append((entry.name, linked))
+    for name, linked in sorted(files):
+        out.append((os.path.join(top, name), linked))
+    for name in sorted(folders):
+        out.extend(source_entries(os.path.join(top, name)))
     return out
 
 
@@ -159,8 +189,10 @@ def _passable(name: str) -> bool:
     return True
 
 
-def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]:
-    """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip."""
+def classify(root: Path, path: Path | str, walked_inside: bool = False) -> tuple[os.stat_result | None, str | None]:
+    """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip.
+    `walked_inside`: the path is no symbolic link, reached by walking real folders down from a
+    source root whose real path is inside `root`, so it is inside too (no `realpath` per file)."""
     if not _passable(str(path)):
         return None, ("unreadable: its name cannot be handed to the compiler (a backslash, or bytes "
                       "that are not UTF-8); rename it")
@@ -170,7 +202,7 @@ def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]
         what = "a symbolic link loop" if exc.errno == errno.ELOOP else (
             "a dangling symbolic link" if os.path.islink(path) else exc.strerror or str(exc))
         return None, f"unreadable: {what}"
-    if not _inside(root, path):
+    if not walked_inside and not _inside(root, Path(path)):
         return None, f"outside_workspace: it resolves to {os.path.realpath(path)}"
     if not stat.S_ISREG(st.st_mode):
         return None, "unreadable: not a regular file"
@@ -298,6 +330,7 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
     root = workspace.root
     bound = max_file_bytes() if max_bytes is None else max_bytes
     snap = Snapshot(root, indexer_version=indexer_version, taken_ns=time.time_ns())
+    prefix = os.path.join(str(root), "")
     if previous is not None and (previous.root != root or not reuse_enabled()):
         previous = None
     for m in workspace.modules:
@@ -316,9 +349,12 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                                           f"{os.path.realpath(src_root)}"]
                     continue
                 snap.source_roots.append(_rel(root, src_root))
-                for path in source_files(src_root):
-                    rel = _rel(root, path)
-                    fst, reason = classify(root, path)
+                top = str(src_root)
+                plain = top.startswith(prefix) and os.path.normpath(top) == top and os.sep == "/"
+                for path, linked in source_entries(top):
+                    # the relpath by string (pathlib cost about a third of a no-edit snapshot on guava)
+                    rel = path[len(prefix):] if plain else _rel(root, Path(path))
+                    fst, reason = classify(root, path, walked_inside=not linked)
                     if fst is None:
                         snap.skipped[_shown(rel)] = [m.id, scope.name, reason]
                         continue
@@ -335,17 +371,17 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                     if bound and fst.st_size > bound:
                         snap.oversized[rel] = [m.id, scope.name, fst.st_size]
                     else:
-                        listed[str(path)] = rel
-    for path in (workspace.build_files if build_files is None else build_files):
-        rel = _rel(root, path)
+                        listed[path] = rel
+    for build_file in (workspace.build_files if build_files is None else build_files):
+        rel = _rel(root, build_file)
         if os.path.isabs(rel) or rel in snap.build_files:
             continue
         try:
-            st = path.stat()
+            st = build_file.stat()
             if not stat.S_ISREG(st.st_mode):
                 continue
             digest = previous.reusable(rel, st, build_file=True) if previous is not None else None
-            snap.build_files[rel] = [st.st_size, st.st_mtime_ns, digest or sha256_file(path)]
+            snap.build_files[rel] = [st.st_size, st.st_mtime_ns, digest or sha256_file(build_file)]
             snap.ctimes[rel] = st.st_ctime_ns
             snap.inodes[rel] = st.st_ino
         except OSError:
