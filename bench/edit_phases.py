@@ -7,7 +7,9 @@ scratch folder, syncs it once with a warm worker (as `serve` keeps one), then ad
 each of a few much-used files, one at a time, and syncs after each: prints the sync's wall time,
 the files it re-indexed and its phase timings (`SyncResult.timings`: fingerprint = the snapshot,
 which hashes every file; plan; index = the JVM resolving the files; stage; publish = the
-manifest), then times a snapshot (`take`) and the freshness sweep (`changes`) alone.
+manifest), then times a snapshot (`take`: hashing every file; and with the previous snapshot,
+reusing the digest of each file whose stat did not change) and the freshness sweep (`changes`)
+alone. PYBRIDGE_SNAPSHOT_REUSE=0 makes the syncs hash every file (before/after: run it twice).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 import workspaces
 
 from pybridge.sync import sync
-from pybridge.sync.snapshot import changes, take
+from pybridge.sync.snapshot import changes, reuse_enabled, take
 from pybridge.worker import Worker
 from pybridge.workspace import load_workspace
 
@@ -57,10 +59,15 @@ def main() -> None:
         t = time.perf_counter()
         snap = take(workspace)
         took = time.perf_counter() - t
+        snap.taken_ns += 60 * 10**9    # as if taken a minute later: no record racy
+        t = time.perf_counter()
+        take(workspace, previous=snap)
+        reused = time.perf_counter() - t
         t = time.perf_counter()
         changes(snap)
         swept = time.perf_counter() - t
-    print(json.dumps({"edits": rows, "take_seconds": round(took, 3), "sweep_seconds": round(swept, 4)}, indent=1))
+    print(json.dumps({"snapshot_reuse": reuse_enabled(), "edits": rows, "take_seconds": round(took, 3),
+                      "take_with_previous_seconds": round(reused, 3), "sweep_seconds": round(swept, 4)}, indent=1))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import pytest
 from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
+from pybridge.sync import snapshot as snapshot_module
 from pybridge.sync.snapshot import changes, take
 from pybridge.workspace import load_workspace
 from tests.incremental_edits import differences
@@ -339,11 +340,14 @@ def test_the_sweep_hashes_a_file_whose_size_and_mtime_were_kept_and_only_then(tr
 
 
 _OPENED: list[str] | None = None      # while a list: the paths the audit hook saw opened
+_READ: list[str] | None = None        # while a list: those opened by open() ('rb'), not os.open (no mode)
 
 
 def _record_opens(event: str, args: tuple) -> None:
     if event == "open" and _OPENED is not None and isinstance(args[0], str):
         _OPENED.append(args[0])
+        if _READ is not None and args[1] is not None:
+            _READ.append(args[0])
 
 
 sys.addaudithook(_record_opens)
@@ -362,6 +366,88 @@ def test_the_sweep_right_after_a_copy_reads_no_file_whose_inode_kept_its_ctime(t
     finally:
         _OPENED = None
     assert [p for p in opened if p.endswith((".java", ".xml"))] == []
+
+
+def _opened_sources(action, whole: bool = False):
+    """What `action()` returns, and the .java and .xml files it opened (the audit hook above);
+    `whole`: only those opened with open() (hashed or read whole; the planner's placement reads each
+    file's package header with os.open)."""
+    global _OPENED, _READ
+    _OPENED, _READ = [], []
+    try:
+        result = action()
+        opened = list(_READ if whole else _OPENED)
+    finally:
+        _OPENED = _READ = None
+    return result, sorted({p for p in opened if p.endswith((".java", ".xml"))})
+
+
+def _aged(snap):
+    """`snap` as if taken a minute later than it was: no record is racy (a sync a while after it)."""
+    snap.taken_ns += 60_000_000_000
+    return snap
+
+
+def test_take_after_a_one_file_edit_hashes_only_that_file(tree, monkeypatch):
+    """Digests whose stat record still matches are reused; PYBRIDGE_SNAPSHOT_REUSE=0 hashes all again."""
+    workspace = load_workspace(tree)
+    first = _aged(take(workspace))
+    (tree / APP).write_text((tree / APP).read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    second, opened = _opened_sources(lambda: take(workspace, previous=first))
+    assert opened == [str(tree / APP)]
+    fresh = take(workspace)
+    assert second.files == fresh.files and second.build_files == fresh.build_files
+    assert second.inodes == fresh.inodes and second.ctimes == fresh.ctimes
+    monkeypatch.setenv("PYBRIDGE_SNAPSHOT_REUSE", "0")
+    _, opened = _opened_sources(lambda: take(workspace, previous=second))
+    assert len(opened) == len(fresh.files) + len(fresh.build_files)
+
+
+def test_take_hashes_a_racy_file_whose_stat_was_kept_in_the_tick_of_the_snapshot(tree, tmp_path):
+    """Git's racy-file rule: a record not older than its snapshot by the timestamp margin is not
+    trusted. Simulated: a rewrite that kept size and mtime (touch -d back), and whose new ctime the
+    record also holds, as an edit in the same tick as the snapshot's stat would."""
+    workspace = load_workspace(tree)
+    snap = take(workspace)
+    _keep_size_and_mtime(tree / APP, "Names.normalize(name)", "/*es.normalize(*/name", "utime", tmp_path)
+    snap.ctimes[APP] = (tree / APP).stat().st_ctime_ns          # the edit fell within the stat's tick
+    assert take(workspace, previous=snap).files[APP] != snap.files[APP]    # racy: hashed, seen
+    assert take(workspace, previous=_aged(snap)).files[APP] == snap.files[APP]   # trusted: the hole it closes
+
+
+def test_take_hashes_a_file_whose_stat_changed_or_that_was_replaced_by_a_rename(tree, tmp_path):
+    workspace = load_workspace(tree)
+    snap = _aged(take(workspace))
+    _keep_size_and_mtime(tree / APP, "Names.normalize(name)", "/*es.normalize(*/name", "utime", tmp_path)
+    assert take(workspace, previous=snap).files[APP] != snap.files[APP]   # the ctime changed
+    snap = _aged(take(workspace))
+    before = (tree / APP).stat()
+    prepared = tree / "app/App.java.new"          # an editor's save: a new file renamed over the old
+    prepared.write_text((tree / APP).read_text(encoding="utf-8").replace(
+        "/*es.normalize(*/name", "Names.normalize(name)"), encoding="utf-8")
+    os.utime(prepared, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(prepared, tree / APP)
+    after = (tree / APP).stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ino != before.st_ino
+    snap.ctimes[APP] = after.st_ctime_ns          # even were the ctime kept, the inode tells
+    assert take(workspace, previous=snap).files[APP] != snap.files[APP]
+
+
+def test_a_sync_after_a_one_file_edit_hashes_only_that_file(reactor, worker, monkeypatch):
+    """The sync passes its previous generation's snapshot to `take`: of the workspace's sources it
+    reads whole only the edited file (to hash it and to stage it)."""
+    root, _home = reactor
+    state = default_state_dir(root)
+    # The fixture copied every file a moment ago: within 2 s, all would be racy. A 10 ms margin, and
+    # 50 ms between the copy and the snapshot, keep the test short.
+    monkeypatch.setattr(snapshot_module, "RACY_MARGIN_NS", 10_000_000)
+    time.sleep(0.05)
+    sync(root, state_dir=state, worker=worker)        # no input changed: the snapshot's stats refreshed
+    (root / APP).write_text((root / APP).read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    result, opened = _opened_sources(lambda: sync(root, state_dir=state, worker=worker), whole=True)
+    assert result.published
+    assert [p for p in opened if p.endswith(".java")] == [str(root / APP)]
 
 
 def test_the_sweep_sees_a_new_source_root_a_generated_one_and_a_root_replaced_by_a_link(tree):

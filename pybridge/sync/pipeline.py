@@ -216,7 +216,9 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
                                     progress=lambda message: run.say({"phase": "build", "message": message}))
             run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
-            snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace))
+            before = snapshots.Snapshot.from_json(run.root, previous.snapshot) if previous is not None else None
+            snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace),
+                                  previous=before)
             run.timings["fingerprint"] = time.perf_counter() - run.t0
             if location.shared:     # a removed worktree's generations hold nothing another uses
                 store.forget([s.checkout for s in store.siblings() if not Path(s.checkout).is_dir()])
@@ -505,8 +507,10 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
     # Kept up to date: the commit; and a record an older pybridge wrote gets this one's shape.
     meta = replace(old, commit=git_head(run.root), build_tool=inputs.system.name,
                    modules=_module_metas(run.root, inputs.workspace), agents=inputs.agents)
-    tables = ("files", "build_files", "classpath", "source_roots", "places", "ctimes")
-    if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old:
+    tables = ("files", "build_files", "classpath", "source_roots", "places", "ctimes", "inodes")
+    # A racy record (see `snapshot`) is hashed by every sync until a newer snapshot's time is recorded.
+    racy = snapshots.Snapshot.from_json(run.root, previous.snapshot).any_racy()
+    if any(previous.snapshot.get(k) != now[k] for k in tables) or meta != old or racy:
         store.refresh_generation(previous.number, now, meta.to_json())
     run.say({"phase": "index", "module": "(unchanged)", "scope": "", "done": len(inputs.files),
              "total": len(inputs.files)})

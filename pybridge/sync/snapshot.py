@@ -29,6 +29,18 @@ root, and reads a file's contents only when its stat cannot tell:
   roots differ now counts as changed (named by its path), so the catch-up
   syncs and the sync's model reload picks the new root up.
 
+Digests reused (as git reuses its index's): `take(previous=...)` hashes only the files whose stat
+differs from the previous snapshot's record of them. A file is taken as unchanged, its digest
+copied, when its size, mtime, ctime and inode all equal that record (the ctime, which no call can
+set back, changes on every write). Git's racy-file rule guards the one hole: an edit within the
+same timestamp tick as the previous snapshot's stat keeps every stat field, so a record whose mtime
+or ctime is not older than that snapshot's start (`taken_ns`) by `RACY_MARGIN_NS` (the coarsest
+timestamp granularity of a common file system, FAT's 2 s, which also covers the kernel's coarse
+clock lagging `time.time_ns()`) is suspect, and that file is hashed anyway. A snapshot without
+`taken_ns`, ctimes or inodes (an older pybridge's) reuses nothing. `PYBRIDGE_SNAPSHOT_REUSE=0`
+hashes every file. Timestamps set by another machine's clock (a network file system whose server
+runs behind) can escape the margin: switch reuse off there.
+
 Hostile trees (DESIGN section 9: nothing outside a served workspace is ever
 read). A `*.java` entry that cannot be read (a dangling symlink, a symlink
 loop, no permission, not a regular file) or that resolves outside the
@@ -53,6 +65,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +76,8 @@ from pybridge.facts import FileFacts, Problem, Span
 from pybridge.workspace import Workspace, candidate_roots
 
 MAX_FILE_BYTES_ENV = "PYBRIDGE_MAX_FILE_BYTES"
+REUSE_ENV = "PYBRIDGE_SNAPSHOT_REUSE"
+RACY_MARGIN_NS = 2_000_000_000     # see the module docstring (digests reused)
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 # The JSON key of the build-file table in stores written before the build systems' seam (issue 23);
 # read, never written.
@@ -85,7 +100,18 @@ def max_file_bytes() -> int:
     return value
 
 
-def sha256_file(path: Path) -> str:
+def reuse_enabled() -> bool:
+    """Whether `take` may copy a digest from the previous snapshot (PYBRIDGE_SNAPSHOT_REUSE, default 1)."""
+    raw = os.environ.get(REUSE_ENV, "").strip()
+    if raw in ("", "1"):
+        return True
+    if raw == "0":
+        return False
+    raise PybridgeError(f"{REUSE_ENV}={raw!r} is neither 0 nor 1; set 0 to hash every file on each sync, "
+                        f"or unset it (1: reuse the digest of a file whose stat did not change).")
+
+
+def sha256_file(path: Path | str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -94,12 +120,42 @@ def sha256_file(path: Path) -> str:
 
 
 def source_files(root: Path) -> list[Path]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if name.endswith(".java"):
-                out.append(Path(dirpath) / name)
+    return [Path(path) for path, _linked in source_entries(str(root))]
+
+
+def source_entries(top: str) -> list[tuple[str, bool]]:
+    """(path, whether it is a symbolic link) of each `*.java` file under `top`, in `os.walk`'s order
+    (a folder's files sorted, then its subfolders sorted; symlinked folders not descended into,
+    unreadable folders left out), from the directory entries alone (no `stat` per file)."""
+    out: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:
+        return out
+    files: list[tuple[str, bool]] = []
+    folders: list[str] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            try:
+                if not entry.is_symlink():
+                    folders.append(entry.name)
+            except OSError:
+                continue
+        elif entry.name.endswith(".java"):
+            try:
+                linked = entry.is_symlink()
+            except OSError:
+                linked = True
+            files.append((entry.name, linked))
+    for name, linked in sorted(files):
+        out.append((os.path.join(top, name), linked))
+    for name in sorted(folders):
+        out.extend(source_entries(os.path.join(top, name)))
     return out
 
 
@@ -133,8 +189,10 @@ def _passable(name: str) -> bool:
     return True
 
 
-def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]:
-    """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip."""
+def classify(root: Path, path: Path | str, walked_inside: bool = False) -> tuple[os.stat_result | None, str | None]:
+    """(stat, None) for a readable regular file inside `root`; (None, reason) for a file to skip.
+    `walked_inside`: the path is no symbolic link, reached by walking real folders down from a
+    source root whose real path is inside `root`, so it is inside too (no `realpath` per file)."""
     if not _passable(str(path)):
         return None, ("unreadable: its name cannot be handed to the compiler (a backslash, or bytes "
                       "that are not UTF-8); rename it")
@@ -144,7 +202,7 @@ def classify(root: Path, path: Path) -> tuple[os.stat_result | None, str | None]
         what = "a symbolic link loop" if exc.errno == errno.ELOOP else (
             "a dangling symbolic link" if os.path.islink(path) else exc.strerror or str(exc))
         return None, f"unreadable: {what}"
-    if not _inside(root, path):
+    if not walked_inside and not _inside(root, Path(path)):
         return None, f"outside_workspace: it resolves to {os.path.realpath(path)}"
     if not stat.S_ISREG(st.st_mode):
         return None, "unreadable: not a regular file"
@@ -170,6 +228,10 @@ class Snapshot:
     places: dict[str, list[str]] = field(default_factory=dict)
     # relpath of a source file or build file -> its ctime (ns) when it was hashed
     ctimes: dict[str, int] = field(default_factory=dict)
+    # relpath of a source file or build file -> its inode number when it was hashed (or reused)
+    inodes: dict[str, int] = field(default_factory=dict)
+    # time.time_ns() when `take` began, before any stat (0: unknown, a snapshot from before it was recorded)
+    taken_ns: int = 0
     # read from a snapshot written before `places` and `ctimes` were recorded: changes() then cannot see
     # a new source root or an edit that kept size and mtime (a sync brings it up to date); not persisted
     legacy: bool = False
@@ -178,7 +240,8 @@ class Snapshot:
         return {"files": self.files, "build_files": self.build_files, "source_roots": self.source_roots,
                 "classpath": self.classpath, "modules": self.modules, "indexer_version": self.indexer_version,
                 "skipped": self.skipped, "oversized": self.oversized, "places": self.places,
-                "ctimes": self.ctimes, "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
+                "ctimes": self.ctimes, "inodes": self.inodes, "taken_ns": self.taken_ns,
+                "fingerprint": self.fingerprint(), "inputs": self.inputs_fingerprint()}
 
     @classmethod
     def from_json(cls, root: Path, data: dict[str, Any]) -> "Snapshot":
@@ -188,7 +251,36 @@ class Snapshot:
                    dict(data.get("skipped") or {}), dict(data.get("oversized") or {}),
                    places={str(k): list(v) for k, v in (data.get("places") or {}).items()},
                    ctimes={str(k): v for k, v in (data.get("ctimes") or {}).items() if isinstance(v, int)},
+                   inodes={str(k): v for k, v in (data.get("inodes") or {}).items() if isinstance(v, int)},
+                   taken_ns=data["taken_ns"] if isinstance(data.get("taken_ns"), int) else 0,
                    legacy="places" not in data or "ctimes" not in data)
+
+    def reusable(self, rel: str, st: os.stat_result, build_file: bool = False) -> str | None:
+        """The recorded sha256 of `rel` (a source file; `build_file`: a build file) when `st` says its
+        bytes cannot have changed since this snapshot hashed it: size, mtime, ctime and inode equal the
+        record, and the record is not racy (see the module docstring); else None (hash it)."""
+        entry = (self.build_files if build_file else self.files).get(rel)
+        if entry is None or self.legacy or not self.taken_ns:
+            return None
+        ctime, inode = self.ctimes.get(rel), self.inodes.get(rel)
+        if ctime is None or inode is None:
+            return None
+        size, mtime, digest = entry[0], entry[1], entry[-1]
+        if (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (size, mtime, ctime, inode):
+            return None
+        if self.racy(mtime, ctime):
+            return None
+        return str(digest)
+
+    def racy(self, mtime_ns: int, ctime_ns: int) -> bool:
+        """Whether a record with these times may miss an edit made in the same tick as its stat."""
+        return max(mtime_ns, ctime_ns) >= self.taken_ns - RACY_MARGIN_NS
+
+    def any_racy(self) -> bool:
+        """Whether a record of this snapshot is racy (its next `take` hashes that file again)."""
+        ctimes = self.ctimes
+        return any(self.racy(entry[1], ctimes.get(rel, 0))
+                   for table in (self.files, self.build_files) for rel, entry in table.items())
 
     def inputs_fingerprint(self) -> str:
         """The fingerprint of the sources, build files, releases and indexer version (not the classpath).
@@ -223,8 +315,10 @@ def stored_build_files(data: Mapping[str, Any]) -> dict[str, list[Any]]:
 
 
 def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None = None,
-         build_files: Iterable[Path] | None = None) -> Snapshot:
-    """Fingerprint the sources and build files of a workspace (hashes every file once).
+         build_files: Iterable[Path] | None = None, previous: Snapshot | None = None) -> Snapshot:
+    """Fingerprint the sources and build files of a workspace (hashes every file once, or with
+    `previous`, the last published snapshot of this workspace, only the files whose stat differs from
+    its record: see the module docstring; PYBRIDGE_SNAPSHOT_REUSE=0 hashes every file).
 
     `build_files`: the build system's inputs to fingerprint (`BuildSystem.inputs`); those outside the
     workspace or absent are left out. Default: every module's own build files (`Workspace.build_files`).
@@ -235,7 +329,10 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
     """
     root = workspace.root
     bound = max_file_bytes() if max_bytes is None else max_bytes
-    snap = Snapshot(root, indexer_version=indexer_version)
+    snap = Snapshot(root, indexer_version=indexer_version, taken_ns=time.time_ns())
+    prefix = os.path.join(str(root), "")
+    if previous is not None and (previous.root != root or not reuse_enabled()):
+        previous = None
     for m in workspace.modules:
         candidates = candidate_roots(m)
         for place in [*(_rel(root, p) for p in candidates.folders),
@@ -252,33 +349,41 @@ def take(workspace: Workspace, indexer_version: str = "", max_bytes: int | None 
                                           f"{os.path.realpath(src_root)}"]
                     continue
                 snap.source_roots.append(_rel(root, src_root))
-                for path in source_files(src_root):
-                    rel = _rel(root, path)
-                    fst, reason = classify(root, path)
+                top = str(src_root)
+                plain = top.startswith(prefix) and os.path.normpath(top) == top and os.sep == "/"
+                for path, linked in source_entries(top):
+                    # the relpath by string (pathlib cost about a third of a no-edit snapshot on guava)
+                    rel = path[len(prefix):] if plain else _rel(root, Path(path))
+                    fst, reason = classify(root, path, walked_inside=not linked)
                     if fst is None:
                         snap.skipped[_shown(rel)] = [m.id, scope.name, reason]
                         continue
-                    try:
-                        digest = sha256_file(path)
-                    except OSError as exc:     # vanished or unreadable between stat and read
-                        snap.skipped[rel] = [m.id, scope.name, f"unreadable: {exc.strerror or exc}"]
-                        continue
+                    digest = previous.reusable(rel, fst) if previous is not None else None
+                    if digest is None:
+                        try:
+                            digest = sha256_file(path)
+                        except OSError as exc:     # vanished or unreadable between stat and read
+                            snap.skipped[rel] = [m.id, scope.name, f"unreadable: {exc.strerror or exc}"]
+                            continue
                     snap.files[rel] = [fst.st_size, fst.st_mtime_ns, digest]
                     snap.ctimes[rel] = fst.st_ctime_ns
+                    snap.inodes[rel] = fst.st_ino
                     if bound and fst.st_size > bound:
                         snap.oversized[rel] = [m.id, scope.name, fst.st_size]
                     else:
-                        listed[str(path)] = rel
-    for path in (workspace.build_files if build_files is None else build_files):
-        rel = _rel(root, path)
+                        listed[path] = rel
+    for build_file in (workspace.build_files if build_files is None else build_files):
+        rel = _rel(root, build_file)
         if os.path.isabs(rel) or rel in snap.build_files:
             continue
         try:
-            st = path.stat()
+            st = build_file.stat()
             if not stat.S_ISREG(st.st_mode):
                 continue
-            snap.build_files[rel] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
+            digest = previous.reusable(rel, st, build_file=True) if previous is not None else None
+            snap.build_files[rel] = [st.st_size, st.st_mtime_ns, digest or sha256_file(build_file)]
             snap.ctimes[rel] = st.st_ctime_ns
+            snap.inodes[rel] = st.st_ino
         except OSError:
             continue        # absent: its appearance is the build system's watchers' (is_input) to see
     snap.source_roots = sorted(set(snap.source_roots))
