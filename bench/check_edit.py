@@ -63,7 +63,7 @@ def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tupl
     try:
         rows = conn.execute(
             "SELECT f.path, coalesce(d.name_x, s.name), d.full_line, d.full_col, d.full_line + d.full_dline,"
-            " d.full_end_col, d.line + d.dline, d.end_col FROM current c"
+            " d.full_end_col, d.line + d.dline, d.end_col FROM checkouts c"
             " JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
             " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 5").fetchall()
