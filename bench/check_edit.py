@@ -179,14 +179,22 @@ def _mapped(maps: dict[str, TextMap], path: str, line: int, char: int, end: int)
     return None if span is None else (span.start_line, span.start_char)
 
 
-def _target(maps: dict[str, TextMap], target: str, name: str) -> str:
-    """A javac target of the original as the copy names it (a source declaration moves with its text;
-    `name`, the referenced name, is the declaration's name: TextMap maps whole words only)."""
+_WORD = re.compile(r"[\w$]+")
+
+
+def _target(maps: dict[str, TextMap], target: str) -> str:
+    """A javac target of the original as the copy names it (a source declaration moves with its text:
+    its name, the word at its place in the original, is mapped; TextMap maps whole words only)."""
     parts = target.split("|")
     if parts[0] != "src" or len(parts) < 4:
         return target
-    at = _mapped(maps, parts[1], int(parts[2]), int(parts[3]), int(parts[3]) + max(len(name), 1))
-    return "src|gone" if at is None else f"src|{parts[1]}|{at[0]}|{at[1]}"
+    path, line, char = parts[1], int(parts[2]), int(parts[3])
+    tm = maps.get(path)
+    if tm is None:
+        return target
+    word = _WORD.match(tm.old.text, tm.old.offset(line, char))
+    at = _mapped(maps, path, line, char, char + (len(word.group()) if word else 1))
+    return "src|gone" if at is None else f"src|{path}|{at[0]}|{at[1]}"
 
 
 def javac_rebound(original: list[driver.Ref], copy: list[driver.Ref], maps: dict[str, TextMap]) -> set[Place]:
@@ -200,7 +208,7 @@ def javac_rebound(original: list[driver.Ref], copy: list[driver.Ref], maps: dict
         if at is None:
             continue
         place = (r.path, *at)
-        if _target(maps, r.target, r.name) not in now.get(place, set()):
+        if _target(maps, r.target) not in now.get(place, set()):
             out.add(place)
     return out
 
