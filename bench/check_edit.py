@@ -18,8 +18,14 @@ files compiled (median, max), rounds (max), verdicts.
 With `--javac` (commons-lang3-main by default): for each 1-file change, javac compiles the module
 with the change written (then undone), and its errors minus the original's are compared with
 `diagnostics.added`, by file and by (file, line) (JDT and javac may put one error on different
-lines of a statement); written to bench/check_edit-javac.json. Not done here: `rebound` against
-the difference of javac_refs' reference graphs (issue 24 asks for it too).
+lines of a statement). And `rebound` against javac's reference graphs (bench/javac_refs, one warm
+`JavacRefs --serve` for the run): the original module's references and the edited copy's, each
+original reference outside the edited text mapped through the edit (`TextMap`) to its place in the
+copy; javac's rebound references are those whose target there differs from the original's target
+mapped through the edit (a declaration in source by its position, a library one by its binary
+name), or that javac no longer reports. Their places (path, line, character) are compared with
+`rebound`'s: equal, missing (javac only), extra (pybridge only). Written to
+bench/check_edit-javac.json.
 
     .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main]
 """
@@ -47,8 +53,11 @@ sys.path.insert(0, str(ROOT))
 
 import measure  # noqa: E402 - after the sys.path set-up; bench/ is not a package
 import workspaces  # noqa: E402
+from javac_refs import driver  # noqa: E402
 
 from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
+from pybridge.edits.textmap import TextMap  # noqa: E402
+from pybridge.facts import Span  # noqa: E402
 from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import store_path  # noqa: E402
@@ -63,7 +72,7 @@ def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tupl
     try:
         rows = conn.execute(
             "SELECT f.path, coalesce(d.name_x, s.name), d.full_line, d.full_col, d.full_line + d.full_dline,"
-            " d.full_end_col, d.line + d.dline, d.end_col FROM current c"
+            " d.full_end_col, d.line + d.dline, d.end_col FROM checkouts c"
             " JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
             " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 5").fetchall()
@@ -158,6 +167,52 @@ def javac_errors(job: dict, root: Path, out: Path) -> set[tuple[str, int]]:
     return found
 
 
+Place = tuple[str, int, int]          # path, 0-based line and character of a reference
+
+
+def _mapped(maps: dict[str, TextMap], path: str, line: int, char: int, end: int) -> tuple[int, int] | None:
+    """Where the text at (path, line, char..end) of the original is in the copy; None inside edited text."""
+    tm = maps.get(path)
+    if tm is None:
+        return line, char
+    span = tm.map(Span(line, char, line, max(end, char + 1)))
+    return None if span is None else (span.start_line, span.start_char)
+
+
+_WORD = re.compile(r"[\w$]+")
+
+
+def _target(maps: dict[str, TextMap], target: str) -> str:
+    """A javac target of the original as the copy names it (a source declaration moves with its text:
+    its name, the word at its place in the original, is mapped; TextMap maps whole words only)."""
+    parts = target.split("|")
+    if parts[0] != "src" or len(parts) < 4:
+        return target
+    path, line, char = parts[1], int(parts[2]), int(parts[3])
+    tm = maps.get(path)
+    if tm is None:
+        return target
+    word = _WORD.match(tm.old.text, tm.old.offset(line, char))
+    at = _mapped(maps, path, line, char, char + (len(word.group()) if word else 1))
+    return "src|gone" if at is None else f"src|{path}|{at[0]}|{at[1]}"
+
+
+def javac_rebound(original: list[driver.Ref], copy: list[driver.Ref], maps: dict[str, TextMap]) -> set[Place]:
+    """The places in the copy of the original's references outside the edited text whose target changed."""
+    now: dict[Place, set[str]] = {}
+    for r in copy:
+        now.setdefault((r.path, r.line, r.char), set()).add(r.target)
+    out = set()
+    for r in original:
+        at = _mapped(maps, r.path, r.line, r.char, r.end_char)
+        if at is None:
+            continue
+        place = (r.path, *at)
+        if _target(maps, r.target) not in now.get(place, set()):
+            out.add(place)
+    return out
+
+
 def javac_differential(name: str, edits: int, seed: int) -> dict:
     source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
     with tempfile.TemporaryDirectory(prefix=f"pybridge-check-javac-{name}-") as tmp, Worker() as worker:
@@ -169,31 +224,49 @@ def javac_differential(name: str, edits: int, seed: int) -> dict:
         classes = Path(tmp) / "classes"
         classes.mkdir()
         original = javac_errors(job, root, classes)
+        warm = driver.Warm(Path(tmp))
+        original_refs, _ = warm.extract(job, root, Path(tmp) / "orig.tsv")
         candidates = methods(state)
         rng = random.Random(seed)
         rows = []
-        with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
-            session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
-            for i in range(edits):
-                [change] = pick(root, rng, [c for c in candidates if (root / c[0]).is_relative_to(root)], 1)
-                check = check_edit(session, [change])
-                path = root / change.path
-                before = path.read_bytes()
-                path.write_text(change.text or "", encoding="utf-8")
-                try:
-                    javac = javac_errors(job, root, classes) - original
-                finally:
-                    path.write_bytes(before)
-                ours = {(d.path, d.range.start.line + 1) for d in check.diagnostics.added}
-                row = {"path": change.path, "verdict": check.verdict, "javac": sorted(javac), "pybridge": sorted(ours),
-                       "same_files": {p for p, _ in javac} == {p for p, _ in ours}, "same_lines": javac == ours}
-                rows.append(row)
-                print(f"  #{i + 1} {change.path}: javac {len(javac)} error(s), pybridge {len(ours)} added; "
-                      f"files {'=' if row['same_files'] else '!='}, lines {'=' if row['same_lines'] else '!='}")
+        try:
+            with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+                session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
+                for i in range(edits):
+                    [change] = pick(root, rng, [c for c in candidates if (root / c[0]).is_relative_to(root)], 1)
+                    check = check_edit(session, [change])
+                    path = root / change.path
+                    before = path.read_bytes()
+                    maps = {change.path: TextMap(before.decode("utf-8"), change.text or "")}
+                    path.write_text(change.text or "", encoding="utf-8")
+                    try:
+                        javac = javac_errors(job, root, classes) - original
+                        copy_refs, _ = warm.extract(job, root, Path(tmp) / "copy.tsv")
+                    finally:
+                        path.write_bytes(before)
+                    ours = {(d.path, d.range.start.line + 1) for d in check.diagnostics.added}
+                    theirs = javac_rebound(original_refs, copy_refs, maps)
+                    rebound = {(r.path, r.range.start.line, r.range.start.character) for r in check.rebound}
+                    row = {"path": change.path, "verdict": check.verdict, "javac": sorted(javac),
+                           "pybridge": sorted(ours), "same_files": {p for p, _ in javac} == {p for p, _ in ours},
+                           "same_lines": javac == ours, "rebound_equal": len(theirs & rebound),
+                           "rebound_missing": sorted(theirs - rebound), "rebound_extra": sorted(rebound - theirs)}
+                    rows.append(row)
+                    print(f"  #{i + 1} {change.path}: javac {len(javac)} error(s), pybridge {len(ours)} added; "
+                          f"files {'=' if row['same_files'] else '!='}, lines {'=' if row['same_lines'] else '!='}; "
+                          f"rebound {len(theirs & rebound)} equal, {len(theirs - rebound)} missing, "
+                          f"{len(rebound - theirs)} extra", flush=True)
+        finally:
+            warm.close()
     return {"workspace": name, "edits": len(rows), "original_javac_errors": len(original),
             "same_files": sum(r["same_files"] for r in rows), "same_lines": sum(r["same_lines"] for r in rows),
-            "rows": [{**r, "javac": [list(x) for x in r["javac"]], "pybridge": [list(x) for x in r["pybridge"]]}
-                     for r in rows]}
+            "rebound_equal": sum(r["rebound_equal"] for r in rows),
+            "rebound_missing": sum(len(r["rebound_missing"]) for r in rows),
+            "rebound_extra": sum(len(r["rebound_extra"]) for r in rows),
+            "edits_with_rebound_mismatch": sum(bool(r["rebound_missing"] or r["rebound_extra"]) for r in rows),
+            "rows": [{**r, "javac": [list(x) for x in r["javac"]], "pybridge": [list(x) for x in r["pybridge"]],
+                      "rebound_missing": [list(x) for x in r["rebound_missing"]],
+                      "rebound_extra": [list(x) for x in r["rebound_extra"]]} for r in rows]}
 
 
 def main() -> None:

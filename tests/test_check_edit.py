@@ -24,6 +24,7 @@ import shutil
 
 import pytest
 
+from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_path
@@ -129,6 +130,26 @@ def test_an_inherited_field_that_hides_an_outer_one_and_an_accidental_override(e
     assert answer["relations"]["lost"] == []
     assert sorted(_decls(answer["declarations"]["added"])) == [("Base.java", "FIELD", "limit", None),
                                                              ("Base.java", "METHOD", "describe()", None)]
+
+
+def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_read(edits, worker, monkeypatch):
+    """An overload `name(int)` sends Client.java (it calls `name()`) to the second round; its new facts
+    digest to its stored version's (an overload added before `name()` would not: the call's SCIP symbol
+    would change), so the diff skips it without reading its stored facts."""
+    _, root, state = edits
+    end = "        return \"printer\";\n    }\n"                   # after name(): it keeps its SCIP symbol
+    overload = "\n    public String name(int n) {\n        return \"p\" + n;\n    }\n"
+    change = _changed(root, "Printer.java", end, end + overload)
+    read: list[str] = []
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        file_references = reader.file_references
+        monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d)
+        check = check_edit(session, [FileChange(**change)])
+    assert check.verdict == "clean" and check.rebound == []
+    assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
+    assert [d.symbol.display for d in check.declarations.added] == ["name(int)"]
+    assert read == [P + "Printer.java"]
 
 
 def test_stale_base_compiles_nothing_and_a_matching_base_is_accepted(edits):

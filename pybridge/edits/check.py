@@ -20,14 +20,15 @@ from __future__ import annotations
 import codecs
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pybridge.errors import PybridgeError
 from pybridge.facts import DECL_GENERATED, DECL_KINDS, Declaration, FileFacts, Span
 from pybridge.store import Reader
-from pybridge.store.rows import DeclRow
+from pybridge.store.codec import canonicalize
+from pybridge.store.rows import DeclRow, FileInfo
 from pybridge.sync.meta import GenerationMeta, ScopeMeta
 from pybridge.sync.planner import FileEntry, Job, Propagation, Units
 from pybridge.sync.summary import Signatures, summarize
@@ -404,16 +405,22 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                    and sha256_of(root / rel) != stored[rel].content_sha256)
     if moved:
         raise WorkspaceMovedError(moved)
-    return _diff(session, env, compiled, changed, stored.keys())
+    return _diff(session, env, compiled, changed, stored)
 
 
 def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[str, str | None],
-          stored: Iterable[str]) -> EditCheck:
+          stored: Mapping[str, FileInfo]) -> EditCheck:
+    """The binding diff of the compiled facts against the generation's (`stored`: its files by path)."""
     reader = session.reader
     names = _Names(reader, session.symbol_key, session.scip, compiled.facts,
                    {rel: env.files[rel].module for rel in compiled.facts})
-    stored = set(stored)
-    paths = sorted(set(compiled.facts) | {rel for rel, text in changed.items() if text is None})
+    # A file compiled only because it could bind differently, whose new facts digest to its stored
+    # version's, has the same rows: nothing of it can differ, so its old facts are not read.
+    digests = reader.file_digests() if set(compiled.facts) - set(changed) else {}
+    same = {rel for rel, ff in compiled.facts.items() if rel not in changed and rel in digests
+            and canonicalize(env.files[rel].module, env.files[rel].scope, rel, stored[rel].content_sha256, ff).digest
+            == digests[rel]}
+    paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
     olds = {rel: _old(reader, rel) for rel in paths if rel in stored}
     maps: dict[str, TextMap] = {}
     for rel in paths:
@@ -425,7 +432,8 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
                 maps[rel] = TextMap(old_text, new_text)
             else:
                 maps[rel] = TextMap(new_text, new_text)
-    return diff_facts(olds, compiled.facts, maps, names, Checked(
+    news = {rel: ff for rel, ff in compiled.facts.items() if rel not in same}
+    return diff_facts(olds, news, maps, names, Checked(
         generation=reader.generation.number, changed=sorted(changed), compiled=compiled.compiled,
         rounds=compiled.rounds))
 

@@ -46,7 +46,7 @@ def check(plan: RenamePlan, session: EditSession) -> EditCheck:
     reader = session.reader
     env = _environment(session.root, reader, changes)
     compiled = _compile(session, env, changes)
-    result = _diff(session, env, compiled, changes, {f.path for f in reader.files()})
+    result = _diff(session, env, compiled, changes, {f.path: f for f in reader.files()})
     verdict = verify(plan, reader, compiled.facts)
     refuse_unless_clean(plan, verdict)
     return explained(result, verdict)

@@ -230,6 +230,13 @@ class Reader:
         )
         return [self._file(row) for row in rows]
 
+    def file_digests(self) -> dict[str, bytes]:
+        """Each source file's version digest (`pybridge.store.codec.canonicalize`: equal digests,
+        equal facts), by path."""
+        return {r[0]: bytes(r[1]) for r in self._rows(
+            "SELECT f.path, f.digest FROM manifest m CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            " WHERE m.generation_id = :g", {"g": self.generation.id})}
+
     def file(self, path: str) -> FileInfo | None:
         """One source file of the generation by its workspace-relative path."""
         fv = self._file_row(path)
