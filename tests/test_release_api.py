@@ -18,6 +18,7 @@ from pybridge.sync.release import UNAVAILABLE, settle_api
 from pybridge.worker.jdk import api_releases, find_jdk
 from pybridge.workspace.java import api_release
 from pybridge.workspace.model import ClasspathResult
+from tests.test_query_support import facade_for, ok
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -126,3 +127,20 @@ def test_a_release_the_running_jdk_cannot_supply_is_a_named_limitation():
     ("compilerArgs -source", None), ("sourceCompatibility", None), ("default", None)])
 def test_only_a_release_flag_or_a_toolchain_binds_against_the_releases_api(source, api):
     assert api_release(8, source) == api
+
+
+def test_check_edit_compiles_against_the_api_the_generation_was_bound_against(synced, worker):
+    """check_edit used to compile a `--release 8` module against the running JDK's library: a comment
+    added to Use.java then 'rebound' `b.flip()` from Buffer.flip() to ByteBuffer.flip() and 'removed'
+    the isBlank() error. The generation records each scope's API, and the check uses it."""
+    state, _ = synced
+    root = state.parent / "ws"
+    path = "release8/src/main/java/p/Use.java"
+    text = (root / path).read_text(encoding="utf-8") + "\n// a comment\n"
+    facade = facade_for((root, state), worker=worker)
+    try:
+        answer = ok(facade, "check_edit", {"changes": [{"path": path, "text": text}]})
+    finally:
+        facade.close()
+    assert answer["rebound"] == [] and answer["diagnostics"]["removed"] == [], answer
+    assert answer["verdict"] == "clean", answer

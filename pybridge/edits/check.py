@@ -272,7 +272,8 @@ def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEnt
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
-                               classpath=list(scope.classpath), release=release, encoding=encoding)
+                               classpath=list(scope.classpath), release=release, encoding=encoding,
+                               api=str(scope.api or ""))     # the API the generation was bound against
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:

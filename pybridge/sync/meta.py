@@ -16,7 +16,7 @@ only:
                                     "release", "encoding"}],
                "paths": [classpath entry, ...],
                "scopes": {"<module> <scope>": {"classpath": [index into paths], "processorPath": [...],
-                                              "sourcepath": [path, ...]}}},
+                                              "sourcepath": [path, ...], "api": release or null}}},
      "counts": {"files", "declarations", "references", "relations", "problems",
                 "binding_complete_files"}}       # the store's, computed at publish
 
@@ -83,6 +83,7 @@ class ScopeMeta:
     classpath: tuple[str, ...] = ()        # absolute, in the compiler's order
     processor_path: tuple[str, ...] = ()
     sourcepath: tuple[str, ...] = ()       # workspace-relative where inside it
+    api: int | None = None                 # the release whose API it was bound against (None: the running JDK's)
 
     def to_json(self) -> dict[str, Any]:
         """The entry of the `modules` list (counts, release, encoding; the paths go to `build`)."""
@@ -109,7 +110,7 @@ class ScopeMeta:
                    _int(data.get("files")) or 0, _int(data.get("bindingComplete")) or 0,
                    _int(data.get("references")) or 0, _int(data.get("problems")) or 0,
                    _strs(data.get("limitations")), entries("classpath"), entries("processorPath"),
-                   _strs(own.get("sourcepath")))
+                   _strs(own.get("sourcepath")), _int(own.get("api")))
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ class GenerationMeta:
             return [table.setdefault(e, len(table)) for e in entries]
 
         paths = {f"{s.module} {s.scope}": {"classpath": index(s.classpath), "processorPath": index(s.processor_path),
-                                           "sourcepath": list(s.sourcepath)} for s in self.scopes}
+                                           "sourcepath": list(s.sourcepath), "api": s.api} for s in self.scopes}
         out: dict[str, Any] = {
             "commit": self.commit, "root": self.root, "generated_at": self.generated_at, "duration": self.duration,
             "modules": [s.to_json() for s in self.scopes],

@@ -701,7 +701,7 @@ def _meta(begun: GenerationMeta, inputs: _Inputs, staged: _Staged) -> Generation
         scopes.append(ScopeMeta(job[0], job[1], cp.release, module.encoding, n_files, n_complete, n_references,
                                 n_problems,
                                 tuple(lim.kind for lim in lims), tuple(map(str, cp.classpath)),
-                                tuple(map(str, cp.processor_path)), relative(root, cp.sourcepath)))
+                                tuple(map(str, cp.processor_path)), relative(root, cp.sourcepath), cp.api))
     limitations += [MetaLimitation(lim.kind, lim.message, lim.module, lim.scope)
                     for lim in (*inputs.workspace.limitations, *_ignored(root, inputs.system))]
     limitations += [x for e in snapshots.limitations(inputs.snap) if (x := MetaLimitation.from_json(e))]
