@@ -89,9 +89,12 @@ public class Box {
     "Use.java": """package m;
 import com.example.nonexistent.Ghost;
 class Use {
+    /** See {@link Ghost#value}. */
     void run(Ghost g) {
-        Box b = new Box(g.value());
+        Box b = new Box(g);
         b.take(g);
+        int value = 1;
+        b.take(value);
     }
 }
 """,
@@ -99,7 +102,7 @@ class Use {
 
 
 def test_a_lone_uncertain_call_does_not_block_the_overload_it_is_recorded_to(tmp_path, worker):
-    # the per-token mask (DESIGN section 8): `new Box(g.value())` and `b.take(g)` are calls whose
+    # the per-token mask (DESIGN section 8): `new Box(g)` and `b.take(g)` are calls whose
     # overload was chosen with an unresolved argument type; the overload each is recorded to has
     # the call in its answer, and the rival may be the one javac chooses
     root = tmp_path / "ws"
@@ -111,6 +114,10 @@ def test_a_lone_uncertain_call_does_not_block_the_overload_it_is_recorded_to(tmp
     r = Store.open(store_path(tmp_path / "state")).reader()
     reasons = {b.name: b.reason for b in r.blocked(["Box", "take"])}
     assert reasons == {"Box": "uncertain_call", "take": "uncertain_call"}
+    # the unresolved Javadoc reference `value` cannot name the local `value`
+    assert [b.reason for b in r.blocked(["value"], path="src/main/java/m/Use.java")] == ["javadoc"]
+    local = next(d for d in r.file_declarations("src/main/java/m/Use.java") if d.name == "value")
+    assert coverage(r, r.symbol(local.symbol_id), local, None, None)["referenceCoverage"]
 
     def certified(d: DeclRow) -> bool:
         return coverage(r, r.symbol(d.symbol_id), d, None, None)["referenceCoverage"]

@@ -125,21 +125,25 @@ class _Blockers:
                     "name": b.name, "reason": _WHY[b.reason].format(name=b.name, times=times)})
 
 
-def _discharge(r: Reader, info: SymbolInfo) -> Callable[[BlockedRow], bool]:
+def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[BlockedRow], bool]:
     """Whether a blocked row cannot hide a reference to this symbol: the per-token mask.
 
     Only a row of one occurrence is exact (a row keeps the reason and position of its first
     occurrence): that token is the only one it stands for. A token already recorded as a
     reference to this very symbol hides nothing from its answer, whatever the reason: an
     uncertain call bound to this overload, a name bound to this member of a type whose
-    supertypes are not all resolved.
+    supertypes are not all resolved. And a Javadoc reference (`@link`, `@see`) names a type,
+    member or package, never a parameter or local variable.
     """
+    variable = kind in ("PARAMETER", "LOCAL")
     mine: set[tuple[str, int, int]] | None = None
 
     def discharged(b: BlockedRow) -> bool:
         nonlocal mine
         if b.count != 1:
             return False
+        if variable and b.reason == "javadoc":
+            return True
         if mine is None:
             mine = {(x.path, x.span.start_line, x.span.start_char) for x in r.references(info.id)}
         return (b.path, b.span.start_line, b.span.start_char) in mine
@@ -157,7 +161,7 @@ def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | No
                                  and scope_matches(scope, decl.scope))
     memo = memo or (lambda _key, compute: compute())
     kind = decl.kind if decl is not None else info.kind
-    discharged = _discharge(r, info)
+    discharged = _discharge(r, info, kind)
     ref = _Blockers(r, memo, names, module, scope, path, in_filter, discharged)
     caller = None
     if kind in CALLABLE_KINDS:
