@@ -54,6 +54,7 @@ Memo = Callable[[Hashable, Callable[[], Any]], Any]   # a per-generation cache: 
 SHOWN = 20
 PRIVATE = 0x0002        # JDT Modifier.PRIVATE
 FILE_LOCAL_KINDS = frozenset({"PARAMETER", "LOCAL", "TYPE_PARAMETER"})
+BOUND_REASONS = frozenset({"uncertain_call", "incomplete_hierarchy"})   # the token may be bound and recorded
 _WHY = {
     "unbound": "`{name}` here is a name the compiler could not bind{times}, so it may be a "
                "reference to this symbol",
@@ -129,11 +130,12 @@ def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[Block
     """Whether a blocked row cannot hide a reference to this symbol: the per-token mask.
 
     Only a row of one occurrence is exact (a row keeps the reason and position of its first
-    occurrence): that token is the only one it stands for. A token already recorded as a
-    reference to this very symbol hides nothing from its answer, whatever the reason: an
-    uncertain call bound to this overload, a name bound to this member of a type whose
-    supertypes are not all resolved. And a Javadoc reference (`@link`, `@see`) names a type,
-    member or package, never a parameter or local variable.
+    occurrence): that token is the only one it stands for. A bound token already recorded as
+    a reference to this very symbol hides nothing from its answer: an uncertain call bound to
+    this overload, a name bound to this member of a type whose supertypes are not all
+    resolved (code a syntax error damaged blocks whatever it was bound to). And a Javadoc
+    reference (`@link`, `@see`) names a type, member or package, never a parameter or local
+    variable.
     """
     variable = kind in ("PARAMETER", "LOCAL")
     mine: set[tuple[str, int, int]] | None = None
@@ -144,6 +146,8 @@ def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[Block
             return False
         if variable and b.reason == "javadoc":
             return True
+        if b.reason not in BOUND_REASONS:
+            return False
         if mine is None:
             mine = {(x.path, x.span.start_line, x.span.start_char) for x in r.references(info.id)}
         return (b.path, b.span.start_line, b.span.start_char) in mine
