@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.query.coverage import coverage
-from pybridge.store import Store
+from pybridge.store import DeclRow, Store
 from pybridge.sync import sync
 from pybridge.sync.state import store_path
 
@@ -75,3 +75,55 @@ def test_with_a_middle_module_dropped_no_certificate_is_false(tmp_path, worker, 
     referenced, certified, false = _measure(tmp_path, worker, drop)
     assert referenced >= 20 and certified >= referenced // 2
     assert false == []
+
+
+MASK_SOURCES = {
+    "Box.java": """package m;
+public class Box {
+    public Box(Object value) {}
+    public Box(Integer value) {}
+    public void take(Object o) {}
+    public void take(Integer o) {}
+}
+""",
+    "Use.java": """package m;
+import com.example.nonexistent.Ghost;
+class Use {
+    /** See {@link Ghost#value}. */
+    void run(Ghost g) {
+        Box b = new Box(g);
+        b.take(g);
+        int value = 1;
+        b.take(value);
+    }
+}
+""",
+}
+
+
+def test_a_lone_uncertain_call_does_not_block_the_overload_it_is_recorded_to(tmp_path, worker):
+    # the per-token mask (DESIGN section 8): `new Box(g)` and `b.take(g)` are calls whose
+    # overload was chosen with an unresolved argument type; the overload each is recorded to has
+    # the call in its answer, and the rival may be the one javac chooses
+    root = tmp_path / "ws"
+    (root / "src/main/java/m").mkdir(parents=True)
+    (root / "pom.xml").write_text((SAMPLES / "broken/pom.xml").read_text())
+    for name, text in MASK_SOURCES.items():
+        (root / "src/main/java/m" / name).write_text(text)
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    r = Store.open(store_path(tmp_path / "state")).reader()
+    reasons = {b.name: b.reason for b in r.blocked(["Box", "take"])}
+    assert reasons == {"Box": "uncertain_call", "take": "uncertain_call"}
+    # the unresolved Javadoc reference `value` cannot name the local `value`
+    assert [b.reason for b in r.blocked(["value"], path="src/main/java/m/Use.java")] == ["javadoc"]
+    local = next(d for d in r.file_declarations("src/main/java/m/Use.java") if d.name == "value")
+    assert coverage(r, r.symbol(local.symbol_id), local, None, None)["referenceCoverage"]
+
+    def certified(d: DeclRow) -> bool:
+        return coverage(r, r.symbol(d.symbol_id), d, None, None)["referenceCoverage"]
+
+    by_kind: dict[str, list[DeclRow]] = {}
+    for d in r.file_declarations("src/main/java/m/Box.java"):
+        by_kind.setdefault(d.kind, []).append(d)
+    assert sorted(certified(d) for d in by_kind["CONSTRUCTOR"]) == [False, True]
+    assert sorted(certified(d) for d in by_kind["METHOD"]) == [False, True]

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from pybridge.store import DeclRow, Reader, SymbolInfo, scope_matches
+from pybridge.store import BlockedRow, DeclRow, Reader, SymbolInfo, scope_matches
 
 from .view import CALLABLE_KINDS
 
@@ -54,6 +54,7 @@ Memo = Callable[[Hashable, Callable[[], Any]], Any]   # a per-generation cache: 
 SHOWN = 20
 PRIVATE = 0x0002        # JDT Modifier.PRIVATE
 FILE_LOCAL_KINDS = frozenset({"PARAMETER", "LOCAL", "TYPE_PARAMETER"})
+BOUND_REASONS = frozenset({"uncertain_call", "incomplete_hierarchy"})   # the token may be bound and recorded
 _WHY = {
     "unbound": "`{name}` here is a name the compiler could not bind{times}, so it may be a "
                "reference to this symbol",
@@ -89,7 +90,8 @@ def _overridden(r: Reader, symbol_id: int) -> set[int]:
 
 class _Blockers:
     def __init__(self, r: Reader, memo: Memo, names: set[str], module: str | None,
-                 scope: str | None, path: str | None, files_in_filter: bool) -> None:
+                 scope: str | None, path: str | None, files_in_filter: bool,
+                 discharged: Callable[[BlockedRow], bool]) -> None:
         self.count = 0
         self.places: list[dict[str, Any]] = []
         if not files_in_filter:
@@ -113,13 +115,44 @@ class _Blockers:
                     "reason": f"any name in this file may be a reference: {why}"})
         if not names:
             return
-        filters = {"module": module, "scope": scope, "path": path}
-        for b in r.blocked(sorted(names), limit=SHOWN - len(self.places), **filters):
-            times = f" ({b.count} such places in this file)" if b.count > 1 else ""
-            self.places.append({
-                "path": b.path, "line": b.span.start_line, "character": b.span.start_char,
-                "name": b.name, "reason": _WHY[b.reason].format(name=b.name, times=times)})
-        self.count += r.count_blocked(sorted(names), **filters)
+        for b in r.blocked(sorted(names), module=module, scope=scope, path=path):
+            if discharged(b):
+                continue
+            self.count += b.count
+            if len(self.places) < SHOWN:
+                times = f" ({b.count} such places in this file)" if b.count > 1 else ""
+                self.places.append({
+                    "path": b.path, "line": b.span.start_line, "character": b.span.start_char,
+                    "name": b.name, "reason": _WHY[b.reason].format(name=b.name, times=times)})
+
+
+def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[BlockedRow], bool]:
+    """Whether a blocked row cannot hide a reference to this symbol: the per-token mask.
+
+    Only a row of one occurrence is exact (a row keeps the reason and position of its first
+    occurrence): that token is the only one it stands for. A bound token already recorded as
+    a reference to this very symbol hides nothing from its answer: an uncertain call bound to
+    this overload, a name bound to this member of a type whose supertypes are not all
+    resolved (code a syntax error damaged blocks whatever it was bound to). And a Javadoc
+    reference (`@link`, `@see`) names a type, member or package, never a parameter or local
+    variable.
+    """
+    variable = kind in ("PARAMETER", "LOCAL")
+    mine: set[tuple[str, int, int]] | None = None
+
+    def discharged(b: BlockedRow) -> bool:
+        nonlocal mine
+        if b.count != 1:
+            return False
+        if variable and b.reason == "javadoc":
+            return True
+        if b.reason not in BOUND_REASONS:
+            return False
+        if mine is None:
+            mine = {(x.path, x.span.start_line, x.span.start_char) for x in r.references(info.id)}
+        return (b.path, b.span.start_line, b.span.start_char) in mine
+
+    return discharged
 
 
 def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | None,
@@ -131,13 +164,14 @@ def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | No
     in_filter = path is None or (decl is not None and module in (None, decl.module)
                                  and scope_matches(scope, decl.scope))
     memo = memo or (lambda _key, compute: compute())
-    ref = _Blockers(r, memo, names, module, scope, path, in_filter)
     kind = decl.kind if decl is not None else info.kind
+    discharged = _discharge(r, info, kind)
+    ref = _Blockers(r, memo, names, module, scope, path, in_filter, discharged)
     caller = None
     if kind in CALLABLE_KINDS:
         over = _overridden(r, info.id)
         more = {s.name for s in r.symbols(over).values() if s.name} - names if over else set()
-        caller = ref if not more else _Blockers(r, memo, names | more, module, scope, path, in_filter)
+        caller = ref if not more else _Blockers(r, memo, names | more, module, scope, path, in_filter, discharged)
     shown = caller if caller is not None and caller.count > ref.count else ref
     return {
         "referenceCoverage": ref.count == 0,
