@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 
 import pytest
 
@@ -718,3 +720,23 @@ def test_bulk_staging_can_be_turned_off(tmp_path, monkeypatch):
             assert _indexes(path) == set(index_definitions())
             staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
             staging.publish({})
+
+
+def test_a_reader_opening_a_store_that_a_sync_is_creating_waits_for_its_wal_mode(tmp_path):
+    """A first sync creates the store's file (0600, empty) before its first statement sets WAL; a query
+    that opened it in between (serve's first sync starting under a client's call) failed with 'cannot use
+    write-ahead logging'. The reader waits for an empty file to become a WAL store."""
+    path = tmp_path / "store.sqlite"
+    path.touch(mode=0o600)                      # what the writer has made before its first statement
+
+    def create() -> None:
+        time.sleep(0.3)
+        Store.open(path).close()
+
+    writer = threading.Thread(target=create)
+    writer.start()
+    try:
+        store = Store.open(path, readonly=True)
+        store.close()
+    finally:
+        writer.join()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,6 +102,7 @@ def _open_readonly(path: Path, *, immutable: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if not immutable:
+            mode = _settled_mode(conn, mode)
             _check_wal(path, mode)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()   # reads now, fails now
     except sqlite3.Error as exc:
@@ -110,6 +112,20 @@ def _open_readonly(path: Path, *, immutable: bool) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _settled_mode(conn: sqlite3.Connection, mode: str) -> str:
+    """The journal mode once a store being created has switched to WAL: a sync that creates the store
+    makes the file before its first statement sets WAL, and a reader opening it in between (a query while
+    serve's first sync starts) would see `delete`. An empty file is waited for (up to 2 s); a store with
+    tables whose mode is not WAL is on a file system that refused WAL, and says so at once."""
+    deadline = time.monotonic() + 2.0
+    while mode.lower() != "wal" and time.monotonic() < deadline:
+        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            break
+        time.sleep(0.05)
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    return str(mode)
 
 
 def _check_wal(path: Path, mode: str) -> None:
