@@ -28,7 +28,7 @@ from pybridge.store import Store
 from pybridge.store import faults as store_faults
 from pybridge.sync import faults as sync_faults
 from pybridge.sync import state_dir_for, store_path, sync
-from pybridge.worker import Worker
+from pybridge.worker import Worker, protocol
 
 from .test_query_support import err, facade_for, key_of, ok
 
@@ -315,17 +315,30 @@ def test_pybridge_state_dir_is_a_parent_with_one_folder_per_workspace(tmp_path, 
 
 # 9 -------------------------------------------------------------------------
 
-def test_a_killed_worker_says_the_previous_generation_is_served_once(kitchen):
+def test_a_killed_worker_says_the_previous_generation_is_served_once(kitchen, monkeypatch):
     root, state = kitchen
     with Worker(heap="1g") as w, facade_for((root, state), worker=w) as facade:
         killed = []
+        send = protocol.send
 
-        def kill_on_indexing(done, total, message) -> None:
-            if "indexing" in message and not killed and w.pid:
-                killed.append(w.pid)
-                os.kill(w.pid, signal.SIGKILL)
+        def send_then_kill(stream, message) -> None:
+            # The kill lands at one point whatever the load: after the sync's first index request
+            # is in the child's stdin and before the child can have read it. The child is stopped
+            # before the request is written (a stopped child neither reads nor answers, and
+            # `Worker.start` still sees it running), killed once it is written.
+            if message[0] != "index" or killed:
+                send(stream, message)
+                return
+            assert w.pid is not None, "the sync sent an index request with no worker running"
+            killed.append(w.pid)
+            os.kill(w.pid, signal.SIGSTOP)
+            try:
+                send(stream, message)
+            finally:
+                os.kill(killed[0], signal.SIGKILL)
 
-        result, is_error = facade.call("sync", {}, kill_on_indexing)
+        monkeypatch.setattr(protocol, "send", send_then_kill)
+        result, is_error = facade.call("sync", {})
         assert is_error and killed, result
         assert "killed by SIGKILL" in result["error"]
         assert result["error"].count("previous generation") == 1, result["error"]
