@@ -154,3 +154,37 @@ def test_only_serve_over_stdio_answers_early(monkeypatch):
     assert not handshake.serving_stdio(["pybridge"])
     monkeypatch.setenv("PYBRIDGE_EARLY_INITIALIZE", "0")
     assert not handshake.serving_stdio(["pybridge", "serve"])
+
+
+@pytest.mark.parametrize("restore", [True, False])
+def test_the_wire_claim_moves_fds_0_and_1_off_the_wire_and_back_when_asked(restore):
+    """`claim_wire`: the wire on private descriptors, fd 0 reading the null device and fd 1 writing to
+    stderr meanwhile; with `restore` (the transport's claim) its function puts fds 0 and 1 back, without
+    it (the early claim, for the process's life) they stay off the wire."""
+    saved = os.dup(0), os.dup(1)
+    wire_r, wire_w = os.pipe()       # the client's side writes wire_w; serve reads fd 0 = wire_r
+    back_r, back_w = os.pipe()       # serve writes fd 1 = back_w; the client's side reads back_r
+    try:
+        os.dup2(wire_r, 0)
+        os.dup2(back_w, 1)
+        wire_in, wire_out, put_back = handshake.claim_wire(restore=restore)
+        assert os.path.samestat(os.fstat(0), os.stat(os.devnull))
+        assert os.path.samestat(os.fstat(1), os.fstat(2))
+        os.write(wire_w, b"request\n")
+        assert wire_in.readline() == b"request\n"
+        wire_out.write(b"answer\n")
+        assert os.read(back_r, 100) == b"answer\n"
+        wire_in.close()
+        wire_out.close()
+        put_back()
+        if restore:
+            assert os.path.samestat(os.fstat(0), os.fstat(wire_r))
+            assert os.path.samestat(os.fstat(1), os.fstat(back_w))
+        else:
+            assert os.path.samestat(os.fstat(0), os.stat(os.devnull))
+            assert os.path.samestat(os.fstat(1), os.fstat(2))
+    finally:
+        os.dup2(saved[0], 0)
+        os.dup2(saved[1], 1)
+        for fd in (*saved, wire_r, wire_w, back_r, back_w):
+            os.close(fd)

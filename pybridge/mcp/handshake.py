@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from pybridge import __version__
@@ -171,9 +172,13 @@ class EarlyWire:
 _early: EarlyWire | None = None
 
 
-def claim_wire() -> tuple[BinaryIO, BinaryIO]:
-    """The stdio wire on private descriptors, for the life of the process; fd 0 then reads the null
-    device and fd 1 writes to stderr, so nothing a library or a child process prints reaches it."""
+def claim_wire(restore: bool = False) -> tuple[BinaryIO, BinaryIO, Callable[[], None]]:
+    """The stdio wire on private descriptors; fd 0 then reads the null device and fd 1 writes to stderr,
+    so nothing a library or a child process prints reaches it. Returns the wire's input and output and
+    a function that puts fds 0 and 1 back as they were: with `restore` (the transport's claim, for one
+    serve), else it does nothing (the early claim, for the life of the process)."""
+    sys.stdout.flush()
+    saved = (os.dup(0), os.dup(1)) if restore else None
     wire_in, wire_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     try:
@@ -181,7 +186,15 @@ def claim_wire() -> tuple[BinaryIO, BinaryIO]:
         os.dup2(2, 1)
     finally:
         os.close(devnull)
-    return os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb", buffering=0)
+
+    def put_back() -> None:
+        if saved is not None:
+            os.dup2(saved[0], 0)
+            os.dup2(saved[1], 1)
+            os.close(saved[0])
+            os.close(saved[1])
+
+    return os.fdopen(wire_in, "rb"), os.fdopen(wire_out, "wb", buffering=0), put_back
 
 
 def serving_stdio(argv: Sequence[str]) -> bool:
@@ -200,10 +213,10 @@ def start_if_serving(argv: Sequence[str]) -> None:
     global _early
     if _early is None and serving_stdio(argv):
         try:
-            wire = claim_wire()
+            wire_in, wire_out, _ = claim_wire()
         except OSError:         # no usable stdin or stdout: the transport claims them later and says why
             return
-        _early = EarlyWire(*wire).start()
+        _early = EarlyWire(wire_in, wire_out).start()
 
 
 def take() -> EarlyWire | None:

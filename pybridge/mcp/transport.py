@@ -68,7 +68,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.mcp import sdkstate
 from pybridge.mcp.gcpace import PACER, freeze_startup
-from pybridge.mcp.handshake import MAX_LINE, EarlyWire, read_line, write_all
+from pybridge.mcp.handshake import MAX_LINE, EarlyWire, claim_wire, read_line, write_all
 from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
 from pybridge.mcp.server import answer_now, build_server
 
@@ -187,24 +187,13 @@ def encode_reply(message: types.JSONRPCMessage | dict[str, Any]) -> bytes:
 
 @contextlib.contextmanager
 def _claim_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
-    """The wire on private descriptors; fd 0 reads /dev/null and fd 1 goes to stderr meanwhile."""
-    sys.stdout.flush()
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    saved = (os.dup(0), os.dup(1))
-    devnull = os.open(os.devnull, os.O_RDONLY)
+    """The wire on private descriptors (`handshake.claim_wire`); fds 0 and 1 are put back afterwards."""
+    wire_in, wire_out, put_back = claim_wire(restore=True)
     try:
-        os.dup2(devnull, 0)
-        os.dup2(2, 1)
-    finally:
-        os.close(devnull)
-    try:
-        with os.fdopen(wire_in, "rb") as rin, os.fdopen(wire_out, "wb", buffering=0) as rout:
+        with wire_in as rin, wire_out as rout:
             yield rin, rout
     finally:
-        os.dup2(saved[0], 0)
-        os.dup2(saved[1], 1)
-        os.close(saved[0])
-        os.close(saved[1])
+        put_back()
 
 
 async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | None = None,
