@@ -95,12 +95,17 @@ def _name(text: str) -> str:
     return name
 
 
-def _by_name(view: View, text: str) -> list[DeclRow]:
-    params = None
+def _name_and_params(text: str) -> tuple[str, str | None]:
+    """The name (as `_name` reads it) and, for an overload such as `greet(String)`, its parameter
+    list's text (None when the text names no parameters)."""
     m = _OVERLOAD.match(text)
-    if m is not None:
-        text, params = m.group("name"), m.group("params")
-    name = _name(text)
+    if m is None:
+        return _name(text), None
+    return _name(m.group("name")), m.group("params")
+
+
+def _by_name(view: View, text: str) -> list[DeclRow]:
+    name, params = _name_and_params(text)
     rows = view.r.declarations(dotted=name) if "." in name else view.r.declarations(name=name)
     if params is not None:
         rows = [d for d in rows if d.kind in CALLABLE_KINDS and params_match(d.display, params)]
@@ -165,11 +170,7 @@ def lookup(view: View, text: str) -> list[DeclRow]:
 
 
 def _external_by_name(view: View, text: str) -> list[SymbolInfo]:
-    params = None
-    m = _OVERLOAD.match(text)
-    if m is not None:
-        text, params = m.group("name"), m.group("params")
-    name = _name(text)
+    name, params = _name_and_params(text)
     last = name.rsplit(".", 1)[-1]
     found = used_externals(view.r, name=last)
     if "." in name:
