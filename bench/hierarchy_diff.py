@@ -15,10 +15,7 @@ on each side, recall and precision, and the types whose sets differ (first examp
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,31 +28,18 @@ sys.path.insert(0, str(HERE.parent))
 import measure  # noqa: E402 - bench/ is not a package
 from javac_refs import driver  # noqa: E402
 
-SOURCE = HERE / "javac_refs" / "JavacSupertypes.java"
 TYPES = ("CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION")
 
 
 def javac_supertypes(job: dict, root: Path, work: Path) -> tuple[dict[str, set[str]], str]:
     """qualified type name -> its transitive supertypes, as javac binds them."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
-    classes = work / f"javac_supertypes-{digest}"
-    if not (classes / "JavacSupertypes.class").exists():
-        classes.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["javac", *driver.EXPORTS, "-d", str(classes), str(SOURCE)], check=True,
-                       capture_output=True, text=True)
     out = work / f"{job['module'].replace(':', '_')}-{job['scope']}.supertypes.tsv"
-    argfile = out.with_suffix(".args")
-    argfile.write_text("\n".join(f'"{a}"' for a in [*measure._common(job), *job["files"]]))
-    cmd = ["java", "-Xmx3g", *driver.EXPORTS, "-cp", str(classes), "JavacSupertypes", str(out), str(root),
-           f"@{argfile}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
-    if proc.returncode != 0:
-        raise RuntimeError(f"JavacSupertypes failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    summary = driver.run_main("JavacSupertypes", job, root, out, work)
     found: dict[str, set[str]] = {}
     for line in out.read_text(encoding="utf-8").splitlines():
         name, _, supers = line.partition("\t")
         found[name.replace("$", ".")] = {s.replace("$", ".") for s in supers.split(",") if s}
-    return found, proc.stderr.strip()
+    return found, summary
 
 
 def _tree_names(nodes: list[dict[str, Any]], into: set[str]) -> None:

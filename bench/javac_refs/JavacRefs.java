@@ -71,6 +71,46 @@ public final class JavacRefs {
 
     /** One run: {references, errors}. */
     static long[] run(String[] argv) throws Exception {
+        Analysis a = analyze(argv, log);
+        Trees trees = Trees.instance(a.task);
+        long count = 0;
+        try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(a.out), "UTF-8"))) {
+            for (CompilationUnitTree cu : a.units) {
+                Scanner s = new Scanner(trees, a.types(), cu, a.root, w);
+                s.scan(cu, null);
+                count += s.count;
+            }
+        }
+        log.println("javac_refs: " + count + " references, " + a.errors + " errors");
+        return new long[] {count, a.errors};
+    }
+
+    /** The sources of one run, parsed and analyzed by javac (JavacRefs and JavacSupertypes). */
+    static final class Analysis {
+        final Path out;
+        final Path root;
+        final JavacTask task;
+        final Iterable<? extends CompilationUnitTree> units;
+        final int errors;
+
+        Analysis(Path out, Path root, JavacTask task, Iterable<? extends CompilationUnitTree> units, int errors) {
+            this.out = out;
+            this.root = root;
+            this.task = task;
+            this.units = units;
+            this.errors = errors;
+        }
+
+        com.sun.tools.javac.code.Types types() {
+            return com.sun.tools.javac.code.Types.instance(((com.sun.tools.javac.api.BasicJavacTask) task).getContext());
+        }
+    }
+
+    /**
+     * Reads the arguments {@code OUT ROOT [javac options] FILES...} (an {@code @argfile} read in
+     * place), parses and analyzes the files with javac, and prints the first 20 errors to {@code log}.
+     */
+    static Analysis analyze(String[] argv, PrintStream log) throws IOException {
         List<String> args = new ArrayList<>();
         for (String a : argv) {
             if (a.startsWith("@")) {
@@ -110,18 +150,7 @@ public final class JavacRefs {
                 if (errors++ < 20) log.println("javac: " + String.valueOf(d).replace('\n', ' '));
             }
         }
-        Trees trees = Trees.instance(task);
-        long count = 0;
-        try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(out), "UTF-8"))) {
-            for (CompilationUnitTree cu : units) {
-                Scanner s = new Scanner(trees, com.sun.tools.javac.code.Types.instance(
-                        ((com.sun.tools.javac.api.BasicJavacTask) task).getContext()), cu, root, w);
-                s.scan(cu, null);
-                count += s.count;
-            }
-        }
-        log.println("javac_refs: " + count + " references, " + errors + " errors");
-        return new long[] {count, errors};
+        return new Analysis(out, root, task, units, errors);
     }
 
     private static boolean takesValue(String option) {

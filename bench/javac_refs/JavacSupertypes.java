@@ -1,6 +1,5 @@
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompilationUnitTree;
-import com.sun.source.util.JavacTask;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
 import com.sun.tools.javac.code.Kinds;
@@ -8,24 +7,12 @@ import com.sun.tools.javac.code.Symbol;
 import com.sun.tools.javac.code.Type;
 import com.sun.tools.javac.code.Types;
 import java.io.BufferedWriter;
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.nio.charset.Charset;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.TreeSet;
 import javax.lang.model.element.Element;
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 /**
  * Every named type declared in the given sources with its transitive supertypes, as javac binds
@@ -33,53 +20,18 @@ import javax.tools.ToolProvider;
  * the supertypes erased, by binary name, sorted, {@code java.lang.Object} left out (pybridge leaves
  * it out: every class has it). {@code Types.closure} gives the closure of the type's direct
  * supertypes (superclass and interfaces, at every depth). Anonymous classes are left out (no name
- * to match by). Arguments as JavacRefs: OUT ROOT javac-options-and-files (an @argfile allowed).
+ * to match by). Arguments as JavacRefs: OUT ROOT javac-options-and-files (an @argfile allowed), read
+ * and analyzed by {@code JavacRefs.analyze}: compile the two sources together (javac_refs/driver.py).
  */
 public final class JavacSupertypes {
     public static void main(String[] argv) throws Exception {
-        List<String> args = new ArrayList<>();
-        for (String a : argv) {
-            if (a.startsWith("@")) {
-                for (String line : Files.readAllLines(Paths.get(a.substring(1)))) {
-                    line = line.trim();
-                    if (line.startsWith("\"") && line.endsWith("\"")) line = line.substring(1, line.length() - 1);
-                    if (!line.isEmpty()) args.add(line);
-                }
-            } else {
-                args.add(a);
-            }
-        }
-        Path out = Paths.get(args.remove(0));
-        args.remove(0);     // ROOT: unused (types are named by binary name, not by path)
-        List<String> options = new ArrayList<>();
-        List<File> files = new ArrayList<>();
-        Charset encoding = Charset.defaultCharset();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.endsWith(".java") && !a.startsWith("-")) {
-                files.add(new File(a));
-            } else {
-                options.add(a);
-                if (a.equals("-encoding")) encoding = Charset.forName(args.get(i + 1));
-                if (takesValue(a)) options.add(args.get(++i));
-            }
-        }
-        JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-        DiagnosticCollector<JavaFileObject> diags = new DiagnosticCollector<>();
-        StandardJavaFileManager fm = compiler.getStandardFileManager(diags, null, encoding);
-        JavacTask task = (JavacTask) compiler.getTask(null, fm, diags, options, null, fm.getJavaFileObjectsFromFiles(files));
-        Iterable<? extends CompilationUnitTree> units = task.parse();
-        task.analyze();
-        int errors = 0;
-        for (Diagnostic<? extends JavaFileObject> d : diags.getDiagnostics()) {
-            if (d.getKind() == Diagnostic.Kind.ERROR && errors++ < 20) System.err.println("javac: " + d);
-        }
-        Trees trees = Trees.instance(task);
-        Types types = Types.instance(((com.sun.tools.javac.api.BasicJavacTask) task).getContext());
+        JavacRefs.Analysis a = JavacRefs.analyze(argv, System.err);   // ROOT unused: types are named by binary name
+        Trees trees = Trees.instance(a.task);
+        Types types = a.types();
         int[] count = {0};
         int[] skipped = {0};
-        try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(out), "UTF-8"))) {
-            for (CompilationUnitTree cu : units) {
+        try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(a.out), "UTF-8"))) {
+            for (CompilationUnitTree cu : a.units) {
                 new TreePathScanner<Void, Void>() {
                     @Override
                     public Void visitClass(ClassTree node, Void unused) {
@@ -96,7 +48,7 @@ public final class JavacSupertypes {
             }
         }
         System.err.println("javac_supertypes: " + count[0] + " types (" + skipped[0] + " local or anonymous left out), "
-                + errors + " errors");
+                + a.errors + " errors");
     }
 
     /** An anonymous or local class, or one declared inside them: no qualified name to match by. */
@@ -122,18 +74,6 @@ public final class JavacSupertypes {
             w.write(c.flatname + "\t" + String.join(",", supers) + "\n");
         } catch (IOException ex) {
             throw new java.io.UncheckedIOException(ex);
-        }
-    }
-
-    private static boolean takesValue(String option) {
-        switch (option) {
-            case "-classpath": case "-cp": case "--class-path": case "-sourcepath": case "--source-path":
-            case "--release": case "-source": case "-target": case "-encoding": case "-d": case "-s":
-            case "-processorpath": case "--module-path": case "-p": case "--add-exports": case "--add-opens":
-            case "--system": case "-bootclasspath": case "--boot-class-path":
-                return true;
-            default:
-                return false;
         }
     }
 }

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "JavacRefs.java"
+SOURCES = (SOURCE, HERE / "JavacSupertypes.java")     # compiled together: JavacSupertypes uses JavacRefs.analyze
 JAVAC_PACKAGES = ("code", "tree", "util", "api", "comp")
 EXPORTS = [arg for p in JAVAC_PACKAGES
            for arg in ("--add-exports", f"jdk.compiler/com.sun.tools.javac.{p}=ALL-UNNAMED")]
@@ -38,26 +39,34 @@ class Ref(NamedTuple):
 
 
 def build(work: Path) -> Path:
-    """Compile the extractor (once per source version) into `work`; returns its classes folder."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:12]
+    """Compile the extractors (JavacRefs and JavacSupertypes, once per source version) into `work`;
+    returns their classes folder."""
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in SOURCES)).hexdigest()[:12]
     classes = work / f"javac_refs-{digest}"
-    if not (classes / "JavacRefs.class").exists():
+    if not all((classes / f"{p.stem}.class").exists() for p in SOURCES):
         classes.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["javac", *EXPORTS, "-d", str(classes), str(SOURCE)],
+        subprocess.run(["javac", *EXPORTS, "-d", str(classes), *map(str, SOURCES)],
                        check=True, capture_output=True, text=True)
     return classes
 
 
-def extract(job: dict, root: Path, out: Path, work: Path, heap: str = "3g") -> tuple[list[Ref], str]:
-    """Run the extractor on one compile job; returns its references and its stderr summary."""
+def run_main(main: str, job: dict, root: Path, out: Path, work: Path, heap: str = "3g") -> str:
+    """Run one of the extractors (`main`: JavacRefs or JavacSupertypes) on one compile job, writing
+    `out`; returns its stderr summary."""
     classes = build(work)
     argfile = out.with_suffix(".args")
     argfile.write_text("\n".join(f'"{a}"' for a in [*measure._common(job), *job["files"]]))
-    cmd = ["java", f"-Xmx{heap}", *EXPORTS, "-cp", str(classes), "JavacRefs", str(out), str(root), f"@{argfile}"]
+    cmd = ["java", f"-Xmx{heap}", *EXPORTS, "-cp", str(classes), main, str(out), str(root), f"@{argfile}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
     if proc.returncode != 0:
-        raise RuntimeError(f"javac_refs failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return read(out), proc.stderr.strip()
+        raise RuntimeError(f"{main} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return proc.stderr.strip()
+
+
+def extract(job: dict, root: Path, out: Path, work: Path, heap: str = "3g") -> tuple[list[Ref], str]:
+    """Run the extractor on one compile job; returns its references and its stderr summary."""
+    summary = run_main("JavacRefs", job, root, out, work, heap)
+    return read(out), summary
 
 
 class Warm:
