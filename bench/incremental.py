@@ -20,12 +20,9 @@ import json
 import platform
 import random
 import shutil
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,48 +32,18 @@ sys.path.insert(0, str(ROOT))
 
 import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
 
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402 - after the sys.path set-up
+from bench.method_edits import Method, add_statement, cli_sync, methods  # noqa: E402 - after the sys.path set-up
 
 
-def cli_sync(root: Path, state: Path) -> tuple[float, dict]:
-    t = time.perf_counter()
-    out = subprocess.run([str(ROOT / ".venv/bin/pybridge"), "sync", str(root), "--state-dir", str(state), "--json"],
-                         capture_output=True, text=True, timeout=1800)
-    wall = time.perf_counter() - t
-    if out.returncode != 0:
-        raise SystemExit(f"sync failed: {out.stdout[-2000:]}{out.stderr[-2000:]}")
-    return wall, json.loads(out.stdout)
-
-
-def methods(state: Path) -> list[tuple[str, tuple[int, int, int, int], tuple[int, int]]]:
-    """(path, full span, name span end) of every method of the current generation."""
-    conn = sqlite3.connect(f"file:{state / 'store.sqlite'}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(
-            "SELECT f.path, d.full_line, d.full_col, d.full_line + d.full_dline, d.full_end_col,"
-            " d.line + d.dline, d.end_col FROM checkouts c JOIN manifest m ON m.generation_id = c.generation_id"
-            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " WHERE c.name = '' AND d.kind = 5").fetchall()
-    finally:
-        conn.close()
-    return [(r[0], tuple(r[1:5]), (r[5], r[6])) for r in rows]
-
-
-def edit_one(root: Path, rng: random.Random, candidates, used: set[str]) -> str | None:
+def edit_one(root: Path, rng: random.Random, candidates: list[Method], used: set[str]) -> str | None:
     for _ in range(200):
-        path, span, name_end = rng.choice(candidates)
-        if path in used:
+        method = rng.choice(candidates)
+        if method.path in used:
             continue
-        file = root / path
-        text = file.read_text(encoding="utf-8")
-        t = _Text(text)
-        end = t.offset(*span[2:])
-        brace = _body_start(text, t.offset(*name_end), end)
-        if brace >= end or text[brace] != "{":
+        if not add_statement(root, method, "int zzBench = 1;"):
             continue
-        file.write_text(text[:brace + 1] + " int zzBench = 1;" + text[brace + 1:], encoding="utf-8")
-        used.add(path)
-        return path
+        used.add(method.path)
+        return method.path
     return None
 
 
@@ -88,7 +55,7 @@ def run(name: str, edits: int, seed: int) -> dict:
         state = Path(tmp) / "state"
         full, result = cli_sync(root, state)
         print(f"{name}: full sync {full:.1f} s, {result['counts']['files']} files")
-        candidates = methods(state)
+        candidates = methods(state / "store.sqlite")
         rng = random.Random(seed)
         used: set[str] = set()
         walls, reindexed = [], []

@@ -33,7 +33,6 @@ import os
 import platform
 import random
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -44,59 +43,38 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from pybridge.store import Store  # noqa: E402 - after the sys.path set-up
+from bench.method_edits import Method, add_statement, cli_sync, methods  # noqa: E402 - after the sys.path set-up
+from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import default_state_dir, store_location  # noqa: E402
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402
 from pybridge.worker import Worker  # noqa: E402
 from tests.incremental_edits import differences  # noqa: E402
 
 GIT = ["git", "-c", "user.email=bench@example.com", "-c", "user.name=bench", "-c", "init.defaultBranch=main"]
-METHOD = 5   # DECL_KINDS index of METHOD
 
 
 def git(cwd: Path, *args: str) -> None:
     subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, timeout=300)
 
 
-def methods(store_file: Path, checkout: str) -> list[tuple[str, tuple[int, int, int, int], tuple[int, int]]]:
-    """(path, full span, name span end) of every method of the checkout's current generation."""
-    conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(
-            "SELECT f.path, d.full_line, d.full_col, d.full_line + d.full_dline, d.full_end_col,"
-            " d.line + d.dline, d.end_col FROM checkouts c JOIN manifest m ON m.generation_id = c.generation_id"
-            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " WHERE c.name = ? AND d.kind = ?", (checkout, METHOD)).fetchall()
-    finally:
-        conn.close()
-    return [(r[0], tuple(r[1:5]), (r[5], r[6])) for r in rows]
-
-
-def edit_files(root: Path, candidates: list, n: int, rng: random.Random) -> list[str]:
+def edit_files(root: Path, candidates: list[Method], n: int, rng: random.Random) -> list[str]:
     """Add a statement at the start of a method body in `n` different files, each chosen uniformly
     among the files that declare a method (then one of its methods): choosing methods instead would
     favour the largest files."""
-    by_file: dict[str, list] = {}
+    by_file: dict[str, list[Method]] = {}
     for candidate in candidates:
-        by_file.setdefault(candidate[0], []).append(candidate)
+        by_file.setdefault(candidate.path, []).append(candidate)
     files = sorted(by_file)
     done: list[str] = []
     for _ in range(200 * n):
         if len(done) == n:
             break
-        path, span, name_end = rng.choice(by_file[rng.choice(files)])
-        if path in done:
+        method = rng.choice(by_file[rng.choice(files)])
+        if method.path in done:
             continue
-        file = root / path
-        text = file.read_text(encoding="utf-8")
-        t = _Text(text)
-        end = t.offset(*span[2:])
-        brace = _body_start(text, t.offset(*name_end), end)
-        if brace >= end or text[brace] != "{":
+        if not add_statement(root, method, "int zzWorktree = 1;"):
             continue
-        file.write_text(text[:brace + 1] + " int zzWorktree = 1;" + text[brace + 1:], encoding="utf-8")
-        done.append(path)
+        done.append(method.path)
     return done
 
 
@@ -114,15 +92,10 @@ class Syncer:
 
     def __call__(self, root: Path, state: Path | None = None) -> tuple[float, int, dict[str, float]]:
         """(wall seconds, files re-indexed, the sync's timings by phase)."""
-        t = time.perf_counter()
         if self.cli:
-            args = [str(ROOT / ".venv/bin/pybridge"), "sync", str(root), "--json", "--offline"]
-            args += ["--state-dir", str(state)] if state is not None else []
-            out = subprocess.run(args, capture_output=True, text=True, timeout=1800)
-            if out.returncode != 0:
-                raise SystemExit(f"sync failed: {out.stdout[-2000:]}{out.stderr[-2000:]}")
-            data = json.loads(out.stdout)
-            return time.perf_counter() - t, int(data["reindexedFiles"]), data.get("timings") or {}
+            wall, data = cli_sync(root, state, offline=True)
+            return wall, int(data["reindexedFiles"]), data.get("timings") or {}
+        t = time.perf_counter()
         result = sync(root, state_dir=state, worker=self.worker, allow_online=False)
         return time.perf_counter() - t, result.reindexed_files, {k: round(v, 3) for k, v in result.timings.items()}
 
