@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
 
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402 - after the sys.path set-up
+from pybridge.sync.summary import SourceText, body_start  # noqa: E402 - after the sys.path set-up
 
 
 def cli_sync(root: Path, state: Path) -> tuple[float, dict]:
@@ -69,9 +69,9 @@ def edit_one(root: Path, rng: random.Random, candidates, used: set[str]) -> str 
             continue
         file = root / path
         text = file.read_text(encoding="utf-8")
-        t = _Text(text)
+        t = SourceText(text)
         end = t.offset(*span[2:])
-        brace = _body_start(text, t.offset(*name_end), end)
+        brace = body_start(text, t.offset(*name_end), end)
         if brace >= end or text[brace] != "{":
             continue
         file.write_text(text[:brace + 1] + " int zzBench = 1;" + text[brace + 1:], encoding="utf-8")

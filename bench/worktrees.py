@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 from pybridge.store import Store  # noqa: E402 - after the sys.path set-up
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import default_state_dir, store_location  # noqa: E402
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402
+from pybridge.sync.summary import SourceText, body_start  # noqa: E402
 from pybridge.worker import Worker  # noqa: E402
 from tests.incremental_edits import differences  # noqa: E402
 
@@ -90,9 +90,9 @@ def edit_files(root: Path, candidates: list, n: int, rng: random.Random) -> list
             continue
         file = root / path
         text = file.read_text(encoding="utf-8")
-        t = _Text(text)
+        t = SourceText(text)
         end = t.offset(*span[2:])
-        brace = _body_start(text, t.offset(*name_end), end)
+        brace = body_start(text, t.offset(*name_end), end)
         if brace >= end or text[brace] != "{":
             continue
         file.write_text(text[:brace + 1] + " int zzWorktree = 1;" + text[brace + 1:], encoding="utf-8")

@@ -25,6 +25,7 @@ import shutil
 import pytest
 
 from pybridge.edits import EditSession, FileChange, check_edit
+from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, plan_kind
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_path
@@ -150,6 +151,48 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
     assert [d.symbol.display for d in check.declarations.added] == ["name(int)"]
     assert read == [P + "Printer.java"]
+
+
+def _both_plans(root, state, worker, changes: list[dict]) -> dict:
+    """The check of `changes` with the narrow and with the broad plan, on one reader."""
+    out = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for plan in PLANS:
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan=plan)
+            out[plan] = check_edit(session, [FileChange(**c) for c in changes])
+    return out
+
+
+def _answer(check) -> dict:
+    answer = check.model_dump()
+    del answer["checked"]["compiled"], answer["checked"]["rounds"]
+    return answer
+
+
+def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_names_the_superclass(edits, worker):
+    """Shape gains `draw(String)`: `new Circle().draw("text")` in Canvas.java (which names Circle, never
+    Shape; Circle overrides `draw(Object)`) now binds to the inherited overload. The narrow plan must
+    compile Canvas (a reference to a `draw` of Circle, a subtype of Shape) and Circle (a subtype), and
+    may leave Sketch.java out (its own `draw`, in a type unrelated to Shape); the broad plan compiles
+    every file that mentions `draw`. Both answer the same."""
+    _, root, state = edits
+    body = "        return \"shape \" + o;\n    }\n"
+    change = _changed(root, "Shape.java", body, body + "\n    public String draw(String s) {\n        return s;\n    }\n")
+    checks = _both_plans(root, state, worker, [change])
+    narrow, broad = checks["narrow"], checks["broad"]
+    assert narrow.verdict == "changes_meaning"
+    assert [(r.path.removeprefix(P), r.range.start.line, r.kind, r.from_.display, r.to and r.to.display)
+            for r in narrow.rebound] == [("Canvas.java", 4, "invocation", "draw(Object)", "draw(String)")]
+    assert _answer(narrow) == _answer(broad)
+    assert (narrow.checked.compiled, broad.checked.compiled) == (3, 4)     # Shape, then Circle, Canvas (+ Sketch)
+
+
+def test_the_check_plan_is_named_in_the_environment(monkeypatch):
+    monkeypatch.setenv(PLAN_ENV, "broad")
+    assert plan_kind() == "broad" and plan_kind("narrow") == "narrow"
+    monkeypatch.setenv(PLAN_ENV, "wide")
+    with pytest.raises(PlanError, match="PYBRIDGE_CHECK_PLAN='wide' is not a check plan; use one of narrow, broad"):
+        plan_kind()
 
 
 def test_stale_base_compiles_nothing_and_a_matching_base_is_accepted(edits):

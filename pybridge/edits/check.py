@@ -30,7 +30,7 @@ from pybridge.store import Reader
 from pybridge.store.codec import canonicalize
 from pybridge.store.rows import DeclRow, FileInfo
 from pybridge.sync.meta import GenerationMeta, ScopeMeta
-from pybridge.sync.planner import FileEntry, Job, Propagation, Units
+from pybridge.sync.planner import FileEntry, Job, Units
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import IndexRequest, IndexTask, Worker
 
@@ -51,6 +51,7 @@ from .model import (
     verdict_of,
 )
 from .overlay import Overlay
+from .plan import plan_kind, propagation_class
 from .textmap import TextMap
 
 NAMED_KINDS = frozenset(DECL_KINDS[:10])     # CLASS … RECORD_COMPONENT: what `declarations` lists
@@ -98,6 +99,9 @@ class EditSession:
     worker: Worker
     symbol_key: Callable[[int, str], str]
     scip: Callable[[str | None, str | None], str | None]
+    # Which files after the first round: 'narrow' (what a check can see change, `plan`) or 'broad'
+    # (the sync planner's); None: PYBRIDGE_CHECK_PLAN, else narrow.
+    plan: str | None = None
 
 
 def sha256_of(path: Path) -> str | None:
@@ -142,7 +146,7 @@ def _codec(encoding: str | None) -> str:
 
 
 @dataclass
-class _Env:
+class Environment:
     """The generation's compilation environment (what the last sync recorded)."""
 
     root: Path
@@ -156,7 +160,7 @@ class _Env:
         return [p if p.is_absolute() else self.root / p for p in map(Path, self.scopes[job].sourcepath)]
 
 
-def _environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> _Env:
+def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> Environment:
     gen = reader.generation
     meta = GenerationMeta.of(gen)
     scopes = {(s.module, s.scope): s for s in meta.scopes}
@@ -190,7 +194,7 @@ def _environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> 
             if job != viewer and any(str(r) in path for r in job_roots):
                 visible[job].add(viewer)
     encodings = {job: meta.encoding(job[0]) for job in scopes}
-    return _Env(root, scopes, files, roots, visible, encodings)
+    return Environment(root, scopes, files, roots, visible, encodings)
 
 
 def _longest(path: Path, roots: Iterable[Path]) -> Path | None:
@@ -211,17 +215,19 @@ def _job_of(path: Path, roots: dict[Job, list[Path]]) -> Job | None:
 
 
 @dataclass
-class _Compiled:
+class Compiled:
     facts: dict[str, FileFacts] = field(default_factory=dict)    # relpath -> its new facts
     texts: dict[str, str] = field(default_factory=dict)          # relpath -> the text compiled
     rounds: int = 0
     compiled: int = 0
 
 
-def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) -> _Compiled:
-    """The changed files and all they can affect, compiled in the planner's rounds on the overlay."""
+def compile_overlay(session: EditSession, env: Environment, changes: dict[str, str | None]) -> Compiled:
+    """The changed files and all they can affect, compiled in the planner's rounds on the overlay
+    (`session.plan` says which planner: `pybridge.edits.plan`). `env`: `environment(...)` of the
+    same changes; `changes`: relpath -> new text, None to delete."""
     root = env.root
-    out = _Compiled()
+    out = Compiled()
     absolute = {root / rel: text for rel, text in changes.items()}
     all_roots = [r for rs in env.roots.values() for r in rs]
     root_encodings = {r: _codec(env.encodings.get(job)) for job, rs in env.roots.items() for r in rs}
@@ -229,7 +235,7 @@ def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) ->
         files = {rel: FileEntry(rel, e.module, e.scope, str(overlay.path(Path(e.abs_path))))
                  for rel, e in env.files.items()}
         back = {e.abs_path: rel for rel, e in files.items()}
-        propagation = Propagation(session.reader, files, env.visible)
+        propagation = propagation_class(plan_kind(session.plan))(session.reader, files, env.visible)
         shadow_roots = {job: [overlay.path(r) for r in rs] for job, rs in env.roots.items()}
         units = Units(files, shadow_roots, env.visible, env.encodings)
         done: set[str] = set()
@@ -245,8 +251,8 @@ def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) ->
     return out
 
 
-def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEntry], back: dict[str, str],
-           batch: set[str], along: set[str], changes: dict[str, str | None], out: _Compiled
+def _round(worker: Worker, env: Environment, overlay: Overlay, files: dict[str, FileEntry], back: dict[str, str],
+           batch: set[str], along: set[str], changes: dict[str, str | None], out: Compiled
            ) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
@@ -284,7 +290,7 @@ def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEnt
 # ------------------------------------------------------------------ the diff
 
 
-class _Names:
+class Names:
     """SymbolRefs for binding keys: keys and SCIP symbols from `reader`'s generation (a declaration
     it does not declare has no symbolKey), else from the new facts (declarations, library targets)."""
 
@@ -347,7 +353,7 @@ def _successors(old: list[DeclRow], new: list[Declaration], tm: TextMap) -> dict
 
 
 @dataclass
-class _Old:
+class StoredFacts:
     """The stored facts of one file of the generation."""
 
     refs: list[tuple[Span, str, str]]                 # (span, kind, target key)
@@ -356,8 +362,8 @@ class _Old:
     problems: list[tuple[Span, str, str, str]]        # (span, kind, name, message)
 
 
-def _old(reader: Reader, rel: str) -> _Old:
-    return _Old([(r.span, r.kind, r.target_key) for r in reader.file_references(rel)],
+def stored_facts(reader: Reader, rel: str) -> StoredFacts:
+    return StoredFacts([(r.span, r.kind, r.target_key) for r in reader.file_references(rel)],
                 reader.file_declarations(rel),
                 [(x.kind, x.from_key, x.to_key) for x in reader.file_relations(rel) if x.kind in RELATION_KINDS],
                 [(p.span, p.kind, p.name, p.message) for p in reader.problems(path=rel, errors_only=True)])
@@ -392,28 +398,28 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                             "text as it should read.", field="changes") from None
         wanted[rel] = change.text
     reader = session.reader
-    env = _environment(root, reader, wanted)
+    env = environment(root, reader, wanted)
     # A file given with its current text is no change.
     stored = {f.path: f for f in reader.files()}
     changed = {rel: text for rel, text in wanted.items()
                if text is None or rel not in stored
                or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
                .hexdigest() != stored[rel].content_sha256}
-    compiled = _compile(session, env, changed) if changed else _Compiled()
+    compiled = compile_overlay(session, env, changed) if changed else Compiled()
     # The unchanged files were read from disk: they must still be the generation's (under serve a
     # catch-up may publish meanwhile; the reader stays on the generation the answer names).
     moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
                    and sha256_of(root / rel) != stored[rel].content_sha256)
     if moved:
         raise WorkspaceMovedError(moved)
-    return _diff(session, env, compiled, changed, stored)
+    return diff(session, env, compiled, changed, stored)
 
 
-def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[str, str | None],
+def diff(session: EditSession, env: Environment, compiled: Compiled, changed: dict[str, str | None],
           stored: Mapping[str, FileInfo]) -> EditCheck:
     """The binding diff of the compiled facts against the generation's (`stored`: its files by path)."""
     reader = session.reader
-    names = _Names(reader, session.symbol_key, session.scip, compiled.facts,
+    names = Names(reader, session.symbol_key, session.scip, compiled.facts,
                    {rel: env.files[rel].module for rel in compiled.facts})
     # A file compiled only because it could bind differently, whose new facts digest to its stored
     # version's, has the same rows: nothing of it can differ, so its old facts are not read.
@@ -422,7 +428,7 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
             and canonicalize(env.files[rel].module, env.files[rel].scope, rel, stored[rel].content_sha256, ff).digest
             == digests[rel]}
     paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
-    olds = {rel: _old(reader, rel) for rel in paths if rel in stored}
+    olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
     maps: dict[str, TextMap] = {}
     for rel in paths:
         if rel in olds and rel in compiled.facts:
@@ -439,7 +445,7 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
         rounds=compiled.rounds))
 
 
-def diff_facts(olds: dict[str, _Old], news: dict[str, FileFacts], maps: dict[str, TextMap], names: _Names,
+def diff_facts(olds: dict[str, StoredFacts], news: dict[str, FileFacts], maps: dict[str, TextMap], names: Names,
                checked: Checked) -> EditCheck:
     """The binding diff of files whose facts were `olds` and are `news` (a file in one only was deleted
     or added), each file of both matched through `maps` (see the module doc)."""
@@ -553,7 +559,7 @@ def _relation(kind: str, a: SymbolRef, b: SymbolRef, rel: str) -> RelationChange
     return RelationChange.model_validate({"kind": kind, "from": a, "to": b, "path": rel})
 
 
-def _declarations_only(rel: str, old: _Old | None, new: FileFacts | None, names: _Names,
+def _declarations_only(rel: str, old: StoredFacts | None, new: FileFacts | None, names: Names,
                        out: DeclarationsDiff) -> None:
     """A file added or deleted whole: all its declarations are added or removed."""
     if old is not None and new is None:
@@ -564,7 +570,7 @@ def _declarations_only(rel: str, old: _Old | None, new: FileFacts | None, names:
                       for d in new.declarations if d.kind in NAMED_KINDS]
 
 
-def _declarations(rel: str, old: _Old, new: FileFacts, tm: TextMap, succ: dict[str, str], names: _Names,
+def _declarations(rel: str, old: StoredFacts, new: FileFacts, tm: TextMap, succ: dict[str, str], names: Names,
                   out: DeclarationsDiff) -> None:
     olds = {d.key: d for d in old.decls if d.kind in NAMED_KINDS}
     news = {d.key: d for d in new.declarations if d.kind in NAMED_KINDS}
