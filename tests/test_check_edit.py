@@ -177,7 +177,8 @@ def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_nam
     every file that mentions `draw`. Both answer the same."""
     _, root, state = edits
     body = "        return \"shape \" + o;\n    }\n"
-    change = _changed(root, "Shape.java", body, body + "\n    public String draw(String s) {\n        return s;\n    }\n")
+    overload = "\n    public String draw(String s) {\n        return s;\n    }\n"
+    change = _changed(root, "Shape.java", body, body + overload)
     checks = _both_plans(root, state, worker, [change])
     narrow, broad = checks["narrow"], checks["broad"]
     assert narrow.verdict == "changes_meaning"
