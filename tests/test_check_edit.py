@@ -25,6 +25,7 @@ import shutil
 import pytest
 
 from pybridge.edits import EditSession, FileChange, check_edit
+from pybridge.edits import check as check_module
 from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, plan_kind
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
@@ -136,12 +137,16 @@ def test_an_inherited_field_that_hides_an_outer_one_and_an_accidental_override(e
 def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_read(edits, worker, monkeypatch):
     """An overload `name(int)` sends Client.java (it calls `name()`) to the second round; its new facts
     digest to its stored version's (an overload added before `name()` would not: the call's SCIP symbol
-    would change), so the diff skips it without reading its stored facts."""
+    would change), so the diff skips it without reading its stored facts, and the planner takes its stored summary."""
     _, root, state = edits
     end = "        return \"printer\";\n    }\n"                   # after name(): it keeps its SCIP symbol
     overload = "\n    public String name(int n) {\n        return \"p\" + n;\n    }\n"
     change = _changed(root, "Printer.java", end, end + overload)
     read: list[str] = []
+    summarized: list[str] = []
+    summarize = check_module.summarize
+    monkeypatch.setattr(check_module, "summarize",
+                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or summarize(text, ff))
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
@@ -151,6 +156,7 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
     assert [d.symbol.display for d in check.declarations.added] == ["name(int)"]
     assert read == [P + "Printer.java"]
+    assert summarized == ["Printer.java"]       # Client's summary is its stored version's: not computed again
 
 
 def _both_plans(root, state, worker, changes: list[dict]) -> dict:

@@ -155,6 +155,7 @@ class Environment:
     roots: dict[Job, list[Path]]
     visible: dict[Job, set[Job]]
     encodings: dict[Job, str]
+    stored: dict[str, FileInfo] = field(default_factory=dict)    # the generation's files by relpath
 
     def sourcepath(self, job: Job) -> list[Path]:
         return [p if p.is_absolute() else self.root / p for p in map(Path, self.scopes[job].sourcepath)]
@@ -164,11 +165,11 @@ def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> E
     gen = reader.generation
     meta = GenerationMeta.of(gen)
     scopes = {(s.module, s.scope): s for s in meta.scopes}
-    stored = reader.files()
+    stored = {f.path: f for f in reader.files()}
     source_roots = [root / r for r in gen.snapshot.get("source_roots", [])]
     files: dict[str, FileEntry] = {}
     roots: dict[Job, list[Path]] = {}
-    for f in stored:
+    for f in stored.values():
         if (f.module, f.scope) not in scopes:
             continue
         files[f.path] = FileEntry(f.path, f.module, f.scope, str(root / f.path))
@@ -194,7 +195,7 @@ def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> E
             if job != viewer and any(str(r) in path for r in job_roots):
                 visible[job].add(viewer)
     encodings = {job: meta.encoding(job[0]) for job in scopes}
-    return Environment(root, scopes, files, roots, visible, encodings)
+    return Environment(root, scopes, files, roots, visible, encodings, stored)
 
 
 def _longest(path: Path, roots: Iterable[Path]) -> Path | None:
@@ -218,6 +219,10 @@ def _job_of(path: Path, roots: dict[Job, list[Path]]) -> Job | None:
 class Compiled:
     facts: dict[str, FileFacts] = field(default_factory=dict)    # relpath -> its new facts
     texts: dict[str, str] = field(default_factory=dict)          # relpath -> the text compiled
+    # Files compiled only because they could bind differently whose new facts digest to their
+    # stored version's: the same rows (their text is not read; their summary is the stored one).
+    same: set[str] = field(default_factory=set)
+    digests: dict[str, bytes] | None = None        # the generation's version digests, once needed
     rounds: int = 0
     compiled: int = 0
 
@@ -244,19 +249,24 @@ def compile_overlay(session: EditSession, env: Environment, changes: dict[str, s
         while batch or deleted:
             out.rounds += 1
             batch, along = units.round(batch, done)
-            signatures, edges = _round(session.worker, env, overlay, files, back, batch, along, changes, out)
+            signatures, edges = _round(session, env, overlay, files, back, batch, along, changes, out)
             done |= batch
             batch = propagation.after_round(signatures, edges, deleted, done)
             deleted = set()
     return out
 
 
-def _round(worker: Worker, env: Environment, overlay: Overlay, files: dict[str, FileEntry], back: dict[str, str],
-           batch: set[str], along: set[str], changes: dict[str, str | None], out: Compiled
+def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict[str, FileEntry],
+           back: dict[str, str], batch: set[str], along: set[str], changes: dict[str, str | None], out: Compiled
            ) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
     tasks = []
+    reader = session.reader
+    if out.digests is None and batch - set(changes):
+        out.digests = reader.file_digests()
+    known = out.digests or {}
+    reused: list[str] = []
     for job, scope in env.scopes.items():
         paths = sorted(files[rel].abs_path for rel in batch | along if (files[rel].module, files[rel].scope) == job)
         if not paths:
@@ -268,13 +278,19 @@ def _round(worker: Worker, env: Environment, overlay: Overlay, files: dict[str, 
                 rel = back.get(ff.path)
                 if rel is None or rel not in batch:
                     continue         # compiled along: an earlier round has its facts
+                out.facts[rel] = ff
+                edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
+                info = env.stored.get(rel)
+                if rel not in changes and info is not None and rel in known and canonicalize(
+                        info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]:
+                    out.same.add(rel)
+                    reused.append(rel)
+                    continue
                 text = changes.get(rel)
                 if text is None:
                     text = (env.root / rel).read_bytes().decode(_codec(_encoding), errors="replace")
-                out.facts[rel] = ff
                 out.texts[rel] = text
                 signatures[rel] = summarize(text, ff).signatures
-                edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
@@ -283,7 +299,11 @@ def _round(worker: Worker, env: Environment, overlay: Overlay, files: dict[str, 
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:
-        worker.index_all(tasks)
+        session.worker.index_all(tasks)
+    if reused:
+        stored = reader.signatures(env.stored[rel].file_version_id for rel in reused)
+        for rel in reused:
+            signatures[rel] = stored.get(env.stored[rel].file_version_id, {})
     return signatures, edges
 
 
@@ -416,17 +436,15 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
 
 
 def diff(session: EditSession, env: Environment, compiled: Compiled, changed: dict[str, str | None],
-          stored: Mapping[str, FileInfo]) -> EditCheck:
+         stored: Mapping[str, FileInfo]) -> EditCheck:
     """The binding diff of the compiled facts against the generation's (`stored`: its files by path)."""
     reader = session.reader
     names = Names(reader, session.symbol_key, session.scip, compiled.facts,
-                   {rel: env.files[rel].module for rel in compiled.facts})
+                  {rel: env.files[rel].module for rel in compiled.facts})
     # A file compiled only because it could bind differently, whose new facts digest to its stored
-    # version's, has the same rows: nothing of it can differ, so its old facts are not read.
-    digests = reader.file_digests() if set(compiled.facts) - set(changed) else {}
-    same = {rel for rel, ff in compiled.facts.items() if rel not in changed and rel in digests
-            and canonicalize(env.files[rel].module, env.files[rel].scope, rel, stored[rel].content_sha256, ff).digest
-            == digests[rel]}
+    # version's (`compile_overlay` found them), has the same rows: nothing of it can differ, so its
+    # old facts are not read.
+    same = compiled.same
     paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
     olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
     maps: dict[str, TextMap] = {}
