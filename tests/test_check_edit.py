@@ -26,7 +26,7 @@ import pytest
 
 from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.edits import check as check_module
-from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, plan_kind
+from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_path
@@ -150,7 +150,9 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
-        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d)
+        # The broad plan: the narrow one leaves Client out (its call `name()` has no argument; the
+        # overload takes one, so it is no candidate for it).
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="broad")
         check = check_edit(session, [FileChange(**change)])
     assert check.verdict == "clean" and check.rebound == []
     assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
@@ -192,6 +194,24 @@ def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_nam
             for r in narrow.rebound] == [("Canvas.java", 4, "invocation", "draw(Object)", "draw(String)")]
     assert _answer(narrow) == _answer(broad)
     assert (narrow.checked.compiled, broad.checked.compiled) == (3, 4)     # Shape, then Circle, Canvas (+ Sketch)
+
+
+@pytest.mark.parametrize("new, target, kind, flags, expected", [
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Z)V", "invocation", 0, True),          # the same arity
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 0, False),                         # another arity
+    ("Lp/T;.m([I)V", "Lp/T;.m()V", "invocation", 0, True),                         # maybe varargs
+    ("Lp/T;.m(I)V", "Lp/T;.m([Ljava/lang/Object;)V", "invocation", 0, True),       # the call's arity unknown
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "method_reference", 0, True),
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 2, True),                          # a Javadoc link
+    ("Lp/T;.m(I)V", "Lp/T;.m)I", "read", 0, False),                                # a field: apart
+    ("Lp/T;.m)I", "Lp/T;.m()V", "invocation", 0, False),
+    ("Lp/T;.m)I", "Lp/T;.m)J", "read", 0, True),                                   # hiding
+    ("Lp/T;.m)I", "Lp/T$m;", "type_use", 0, True),                                 # obscuring a member type
+    ("Lp/T;.m(I)V", "Lp/T;.m(Q)V", "invocation", 0, True),                         # a key that does not parse
+    ("Lp/T;.m<T:Ljava/lang/Object;>(Ljava/util/Map<TK;[TV;>;I)V", "Lp/T;.m(I)V", "invocation", 0, False),
+])
+def test_which_references_a_new_member_may_capture(new, target, kind, flags, expected):
+    assert may_capture(member_shape(new), member_shape(target), kind, flags) is expected
 
 
 def test_the_check_plan_is_named_in_the_environment(monkeypatch):

@@ -733,17 +733,19 @@ class Reader:
         return self._paths("SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
                            + _IN_GENERATION.format(t="r"), "s.binding_key", binding_keys)
 
-    def references_named(self, names: Iterable[str]) -> set[tuple[str, str, str]]:
-        """(path, target name, target binding key) of the generation's references to a
-        declaration of the named kinds called one of `names` (index `symbols_by_name`)."""
+    def references_named(self, names: Iterable[str]) -> set[tuple[str, str, str, str, int]]:
+        """(path, target name, target binding key, reference kind, flags) of the generation's
+        references to a declaration of the named kinds called one of `names` (index
+        `symbols_by_name`), one row for each distinct tuple."""
         ordered = sorted(set(names))
-        out: set[tuple[str, str, str]] = set()
+        out: set[tuple[str, str, str, str, int]] = set()
         for i in range(0, len(ordered), 500):
             q = self._query()
             q.within("s.name", ordered[i:i + 500])
-            out.update((r[0], r[1], r[2]) for r in self._rows(
-                "SELECT DISTINCT f.path, s.name, s.binding_key FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
-                + _IN_GENERATION.format(t="r") + f" WHERE {q.sql()} AND s.kind <= {NAMED_KIND_MAX}", q.params))
+            out.update((r[0], r[1], r[2], REF_KINDS[r[3]], r[4]) for r in self._rows(
+                "SELECT DISTINCT f.path, s.name, s.binding_key, r.kind, r.flags FROM symbols s"
+                " CROSS JOIN refs r ON r.target_id = s.id" + _IN_GENERATION.format(t="r")
+                + f" WHERE {q.sql()} AND s.kind <= {NAMED_KIND_MAX}", q.params))
         return out
 
     def import_references(self, binding_keys: Iterable[str]) -> set[str]:

@@ -189,7 +189,7 @@ class Propagation:
             self._new_edges.setdefault(edge[0], []).append(edge)
         old_sigs = self.old_signatures([*new_sigs, *deleted])
         names: set[str] = set()
-        members: dict[str, set[str]] = {}    # member name declared or changed -> the types declaring it
+        members: dict[str, dict[str, Signature]] = {}   # member name declared or changed -> key -> signature
         owners: dict[str, Signature] = {}    # interfaces and annotations one of whose members changed
         gone_keys: set[str] = set()
         gone_names: set[str] = set()
@@ -213,7 +213,7 @@ class Propagation:
                     if b[KIND] in _TYPE_KINDS:
                         names.add(b[NAME])
                     else:
-                        members.setdefault(b[NAME], set()).add(b[DECLARING])
+                        members.setdefault(b[NAME], {})[key] = b
                 if a is not None:
                     gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
                     gone_names.add(a[NAME])
@@ -223,9 +223,9 @@ class Propagation:
                 if a is not None and b is not None and a[SUPERS] != b[SUPERS]:
                     escalate.add(path)
                 if entry[KIND] == "ENUM_CONSTANT":
-                    for e in both.values():
+                    for k, e in both.items():
                         if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING]:
-                            members.setdefault(e[NAME], set()).add(e[DECLARING])
+                            members.setdefault(e[NAME], {})[k] = e
                 owner = both.get(entry[DECLARING])
                 if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
                     owners[entry[DECLARING]] = owner  # `@A` with a new element, `implements I` with a new method
@@ -256,11 +256,13 @@ class Propagation:
             out |= self._viewers(path)
         return {p for p in out if p in self.files and p not in done}
 
-    def name_users(self, names: set[str], members: dict[str, set[str]], owners: dict[str, Signature]) -> set[str]:
+    def name_users(self, names: set[str], members: dict[str, dict[str, Signature]], owners: dict[str, Signature]
+                   ) -> set[str]:
         """The files that may bind differently because of the names declared or changed: those
         that mention one of them (a type's name, a member's, or the name of an interface or
-        annotation whose members changed). `members`: member name -> the keys of the types
-        declaring it; `owners`: those interfaces and annotations by key. A check narrows this
+        annotation whose members changed). `members`: member name -> the keys declared or changed
+        under it -> their (new) signatures; `owners`: those interfaces and
+        annotations by key. A check narrows this
         (`pybridge.edits.plan`); a sync must equal a fresh one, and stays with names."""
         wanted = names | set(members) | {owner[NAME] for owner in owners.values()}
         wanted.discard("")
