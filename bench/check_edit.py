@@ -324,6 +324,8 @@ def main() -> None:
                         help=f"comma-separated edit kinds among {', '.join(ALL_KINDS)} (default: "
                              f"{', '.join(KINDS)}; all with --compare-plans)")
     parser.add_argument("--sizes", default="1,5", help="files per change, comma-separated")
+    parser.add_argument("--out", type=Path, default=None, help="the JSON written (default: bench/check_edit.json, "
+                        "bench/check_edit-plans.json with --compare-plans)")
     args = parser.parse_args()
     if args.javac:
         out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed)
@@ -338,8 +340,8 @@ def main() -> None:
         parser.error(f"unknown kinds {sorted(unknown)}; use some of {', '.join(ALL_KINDS)}")
     sizes = tuple(int(x) for x in args.sizes.split(","))
     results = [run(name, args.edits, args.seed, plans, kinds, sizes) for name in names]
-    out = "check_edit-plans.json" if args.compare_plans else "check_edit.json"
-    (HERE / out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    out = args.out or HERE / ("check_edit-plans.json" if args.compare_plans else "check_edit.json")
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
