@@ -15,6 +15,14 @@ files compiled (median, max), rounds (max), verdicts.
 
     .venv/bin/python bench/check_edit.py [--edits 20] [--seed 1] [--only guava]
 
+With `--compare-plans`: each change is checked with the narrow plan and the broad one
+(`PYBRIDGE_CHECK_PLAN`, pybridge/edits/plan.py) in turn on the same worker; p50/p95 per plan, and
+every change whose answers (`EditCheck.model_dump()` but the counts of files compiled and rounds)
+differ is listed (`answers_differing`, to be empty). Its kinds add `param` (the first parameter's
+type changed) and `delete` (the method removed). Written to bench/check_edit-plans.json (`--out`).
+
+    .venv/bin/python bench/check_edit.py --compare-plans [--edits 20] [--only guava] [--kinds ...]
+
 With `--javac` (commons-lang3-main by default): for each 1-file change, javac compiles the module
 with the change written (then undone), and its errors minus the original's are compared with
 `diagnostics.added`, by file and by (file, line) (JDT and javac may put one error on different
