@@ -15,6 +15,14 @@ files compiled (median, max), rounds (max), verdicts.
 
     .venv/bin/python bench/check_edit.py [--edits 20] [--seed 1] [--only guava]
 
+With `--compare-plans`: each change is checked with the narrow plan and the broad one
+(`PYBRIDGE_CHECK_PLAN`, pybridge/edits/plan.py) in turn on the same worker; p50/p95 per plan, and
+every change whose answers (`EditCheck.model_dump()` but the counts of files compiled and rounds)
+differ is listed (`answers_differing`, to be empty). Its kinds add `param` (the first parameter's
+type changed) and `delete` (the method removed). Written to bench/check_edit-plans.json (`--out`).
+
+    .venv/bin/python bench/check_edit.py --compare-plans [--edits 20] [--only guava] [--kinds ...]
+
 With `--javac` (commons-lang3-main by default): for each 1-file change, javac compiles the module
 with the change written (then undone), and its errors minus the original's are compared with
 `diagnostics.added`, by file and by (file, line) (JDT and javac may put one error on different
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -61,10 +70,13 @@ from pybridge.facts import Span  # noqa: E402
 from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import store_path  # noqa: E402
-from pybridge.sync.summary import _body_start, _Text  # noqa: E402
+from pybridge.sync.summary import SourceText, body_start  # noqa: E402
 from pybridge.worker import Worker  # noqa: E402
 
 KINDS = ("body", "overload", "field")
+# --compare-plans adds signature changes: the first parameter's type, and a deleted method.
+ALL_KINDS = (*KINDS, "param", "delete")
+_FIRST_PARAM = re.compile(r"\(\s*(?:final\s+)?([\w.$]+)(\s+[\w$]+\s*[,)])")
 
 
 def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tuple[int, int]]]:
@@ -83,19 +95,27 @@ def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tupl
 
 def edit_text(text: str, kind: str, name: str, span: tuple[int, int, int, int],
               name_end: tuple[int, int]) -> str | None:
-    t = _Text(text)
+    t = SourceText(text)
     start, end = t.offset(span[0], span[1]), t.offset(span[2], span[3])
-    brace = _body_start(text, t.offset(*name_end), end)
+    brace = body_start(text, t.offset(*name_end), end)
     if brace >= end or text[brace] != "{":
         return None
     if kind == "body":
         return text[:brace + 1] + " int zzBench = 1;" + text[brace + 1:]
     if kind == "overload":
         return text[:end] + f"\n    static void {name}(java.lang.Object zzBench) {{ }}\n" + text[end:]
+    if kind == "param":
+        m = _FIRST_PARAM.match(text, text.index("(", t.offset(*name_end)))
+        if m is None or m.end() > brace:
+            return None
+        other = "java.lang.String" if m.group(1) in ("Object", "java.lang.Object") else "java.lang.Object"
+        return text[:m.start(1)] + other + text[m.end(1):]
+    if kind == "delete":
+        return text[:start] + text[end:]
     return text[:start] + "int zzField;\n    " + text[start:]
 
 
-def pick(root: Path, rng: random.Random, candidates, files: int) -> list[FileChange]:
+def pick(root: Path, rng: random.Random, candidates, files: int, kinds: tuple[str, ...] = KINDS) -> list[FileChange]:
     changes: dict[str, str] = {}
     for _ in range(500):
         if len(changes) == files:
@@ -103,7 +123,7 @@ def pick(root: Path, rng: random.Random, candidates, files: int) -> list[FileCha
         path, name, span, name_end = rng.choice(candidates)
         if path in changes:
             continue
-        new = edit_text((root / path).read_text(encoding="utf-8"), rng.choice(KINDS), name, span, name_end)
+        new = edit_text((root / path).read_text(encoding="utf-8"), rng.choice(kinds), name, span, name_end)
         if new is not None:
             changes[path] = new
     return [FileChange(path=p, text=t) for p, t in changes.items()]
@@ -114,9 +134,26 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)]
 
 
-def run(name: str, edits: int, seed: int) -> dict:
+def _answer(check) -> dict:
+    """What a check answers, without how much it compiled (the plans differ there by design)."""
+    out = check.model_dump()
+    out["checked"] = {k: v for k, v in out["checked"].items() if k not in ("compiled", "rounds")}
+    return out
+
+
+def _summary(walls: list[float], compiled: list[int], rounds: list[int], verdicts: Counter) -> dict:
+    return {"checks": len(walls), "p50_s": round(statistics.median(walls), 3),
+            "p95_s": round(pct(walls, 0.95), 3), "max_s": round(max(walls), 3),
+            "compiled_median": statistics.median(compiled), "compiled_max": max(compiled),
+            "rounds_max": max(rounds), "verdicts": dict(verdicts)}
+
+
+def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), kinds: tuple[str, ...] = KINDS,
+        sizes: tuple[int, ...] = (1, 5)) -> dict:
+    """Each change checked once per plan (`plans`, in turn on the same warm worker); with two plans,
+    their answers (`EditCheck.model_dump()` but `checked.compiled` and `rounds`) must be equal."""
     source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
-    out: dict = {"workspace": name}
+    out: dict = {"workspace": name, "plans": list(plans), "kinds": list(kinds)}
     with tempfile.TemporaryDirectory(prefix=f"pybridge-check-{name}-") as tmp, Worker() as worker:
         root = Path(tmp) / name
         shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
@@ -125,30 +162,44 @@ def run(name: str, edits: int, seed: int) -> dict:
         result = sync(root, state_dir=state, worker=worker)
         out["sync_s"] = round(time.perf_counter() - t, 2)
         out["files"] = result.counts["files"]
+        out["load_before"] = list(os.getloadavg())
         print(f"{name}: synced {out['files']} files in {out['sync_s']} s")
         candidates = methods(state)
         rng = random.Random(seed)
         with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
-            session = EditSession(root.resolve(), reader, worker, lambda i, k: f"{i}", lambda d, m: d)
-            check_edit(session, pick(root, rng, candidates, 1))        # the first check loads JDT's paths
-            for size in (1, 5):
-                walls, compiled, rounds, verdicts = [], [], [], Counter()
+            sessions = {plan: EditSession(root.resolve(), reader, worker, lambda i, k: f"{i}", lambda d, m: d,
+                                          plan=plan) for plan in plans}
+            check_edit(sessions[plans[0]], pick(root, rng, candidates, 1))   # the first check loads JDT's paths
+            differing = []
+            for size in sizes:
+                walls: dict[str, list[float]] = {plan: [] for plan in plans}
+                compiled: dict[str, list[int]] = {plan: [] for plan in plans}
+                rounds: dict[str, list[int]] = {plan: [] for plan in plans}
+                verdicts: dict[str, Counter] = {plan: Counter() for plan in plans}
                 for i in range(edits):
-                    changes = pick(root, rng, candidates, size)
-                    t = time.perf_counter()
-                    check = check_edit(session, changes)
-                    walls.append(time.perf_counter() - t)
-                    compiled.append(check.checked.compiled)
-                    rounds.append(check.checked.rounds)
-                    verdicts[check.verdict] += 1
-                    print(f"  {size} file(s) #{i + 1}: {walls[-1]:.2f} s, {check.checked.compiled} compiled, "
-                          f"{check.checked.rounds} rounds, {check.verdict}, {len(check.rebound)} rebound")
-                out[f"{size}_file"] = {
-                    "checks": len(walls), "p50_s": round(statistics.median(walls), 3),
-                    "p95_s": round(pct(walls, 0.95), 3), "max_s": round(max(walls), 3),
-                    "compiled_median": statistics.median(compiled), "compiled_max": max(compiled),
-                    "rounds_max": max(rounds), "verdicts": dict(verdicts)}
-                print(f"{name} {size}-file: {out[f'{size}_file']}")
+                    changes = pick(root, rng, candidates, size, kinds)
+                    answers = {}
+                    for plan in plans:
+                        t = time.perf_counter()
+                        check = check_edit(sessions[plan], changes)
+                        walls[plan].append(time.perf_counter() - t)
+                        compiled[plan].append(check.checked.compiled)
+                        rounds[plan].append(check.checked.rounds)
+                        verdicts[plan][check.verdict] += 1
+                        answers[plan] = _answer(check)
+                        print(f"  {size} file(s) #{i + 1} {plan}: {walls[plan][-1]:.2f} s, {check.checked.compiled} "
+                              f"compiled, {check.checked.rounds} rounds, {check.verdict}, {len(check.rebound)} "
+                              "rebound", flush=True)
+                    if len(plans) > 1 and any(answers[p] != answers[plans[0]] for p in plans[1:]):
+                        differing.append({"size": size, "edit": i + 1, "paths": [c.path for c in changes]})
+                        print(f"  ANSWERS DIFFER: {differing[-1]}", flush=True)
+                for plan in plans:
+                    key = f"{size}_file" if len(plans) == 1 else f"{size}_file_{plan}"
+                    out[key] = _summary(walls[plan], compiled[plan], rounds[plan], verdicts[plan])
+                    print(f"{name} {size}-file {plan}: {out[key]}")
+            if len(plans) > 1:
+                out["answers_differing"] = differing
+        out["load_after"] = list(os.getloadavg())
     return out
 
 
@@ -275,6 +326,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=sorted(workspaces.ARTIFACTS))
     parser.add_argument("--javac", action="store_true", help="compare diagnostics.added with javac's errors")
+    parser.add_argument("--compare-plans", action="store_true",
+                        help="check each change with the narrow and the broad plan; their answers must be equal")
+    parser.add_argument("--kinds", default=None,
+                        help=f"comma-separated edit kinds among {', '.join(ALL_KINDS)} (default: "
+                             f"{', '.join(KINDS)}; all with --compare-plans)")
+    parser.add_argument("--sizes", default="1,5", help="files per change, comma-separated")
+    parser.add_argument("--out", type=Path, default=None, help="the JSON written (default: bench/check_edit.json, "
+                        "bench/check_edit-plans.json with --compare-plans)")
     args = parser.parse_args()
     if args.javac:
         out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed)
@@ -282,8 +341,15 @@ def main() -> None:
         (HERE / "check_edit-javac.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         return
     names = [args.only] if args.only else ["guava"]
-    results = [run(name, args.edits, args.seed) for name in names]
-    (HERE / "check_edit.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    plans = ("narrow", "broad") if args.compare_plans else ("narrow",)
+    kinds = tuple(args.kinds.split(",")) if args.kinds else ALL_KINDS if args.compare_plans else KINDS
+    unknown = set(kinds) - set(ALL_KINDS)
+    if unknown:
+        parser.error(f"unknown kinds {sorted(unknown)}; use some of {', '.join(ALL_KINDS)}")
+    sizes = tuple(int(x) for x in args.sizes.split(","))
+    results = [run(name, args.edits, args.seed, plans, kinds, sizes) for name in names]
+    out = args.out or HERE / ("check_edit-plans.json" if args.compare_plans else "check_edit.json")
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

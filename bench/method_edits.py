@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pybridge.sync.summary import _body_start, _Text
+from pybridge.sync.summary import SourceText, body_start
 
 ROOT = Path(__file__).resolve().parent.parent
 METHOD = 5   # DECL_KINDS index of METHOD
@@ -44,9 +44,9 @@ def add_statement(root: Path, method: Method, statement: str) -> bool:
     its file under `root`. False, and nothing written, when the method has no body."""
     file = root / method.path
     text = file.read_text(encoding="utf-8")
-    t = _Text(text)
+    t = SourceText(text)
     end = t.offset(*method.span[2:])
-    brace = _body_start(text, t.offset(*method.name_end), end)
+    brace = body_start(text, t.offset(*method.name_end), end)
     if brace >= end or text[brace] != "{":
         return False
     file.write_text(text[:brace + 1] + " " + statement + text[brace + 1:], encoding="utf-8")

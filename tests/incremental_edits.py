@@ -24,7 +24,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybridge.sync.summary import _body_start, _Text
+from pybridge.sync.summary import SourceText, body_start
 
 
 @dataclass
@@ -157,7 +157,7 @@ class Editor:
         (self.root / path).write_text(text, encoding="utf-8")
 
     def _offset(self, text: str, pos: tuple[int, int]) -> int:
-        return _Text(text).offset(*pos)
+        return SourceText(text).offset(*pos)
 
     def edit(self, kind: str | None = None) -> str:
         """Apply one edit (of `kind`, one of KINDS, when given); returns what it did."""
@@ -307,9 +307,9 @@ class Editor:
         body = ""
         if methods:
             x = self.rng.choice(methods)
-            t = _Text(text)
+            t = SourceText(text)
             start, name_end = t.offset(*x.span[:2]), t.offset(*x.name_span[2:])
-            end = _body_start(text, name_end, t.offset(*x.span[2:]))
+            end = body_start(text, name_end, t.offset(*x.span[2:]))
             header = re.sub(r"/\*\*.*?\*/", "", text[start:end], flags=re.S).replace("abstract ", "")
             header = re.sub(r"@Override\s*", "", header)
             body = f"    @Override\n    {header.strip()} {{ throw new UnsupportedOperationException(); }}\n"
@@ -325,9 +325,9 @@ class Editor:
         if d is None:
             return None
         text = self._text(d.path)
-        t = _Text(text)
+        t = SourceText(text)
         name_end, end = t.offset(*d.name_span[2:]), t.offset(*d.span[2:])
-        brace = _body_start(text, name_end, end)
+        brace = body_start(text, name_end, end)
         if brace >= end or text[brace] != "{":
             return None
         stmt = self.rng.choice(["int zzLocal = 1;", "// touched", "Object zzO = null; zzO = \"x\";",
@@ -424,8 +424,8 @@ class Editor:
             return None
         text = self._text(d.path)
         if self.rng.random() < 0.5:
-            t = _Text(text)
-            brace = _body_start(text, t.offset(*d.name_span[2:]), t.offset(*d.span[2:]))
+            t = SourceText(text)
+            brace = body_start(text, t.offset(*d.name_span[2:]), t.offset(*d.span[2:]))
             if brace >= len(text) or text[brace] != "{":
                 return None
             new, what = text[:brace + 1] + " int zzLinked = 2;" + text[brace + 1:], "a statement in the body of"

@@ -25,6 +25,8 @@ import shutil
 import pytest
 
 from pybridge.edits import EditSession, FileChange, check_edit
+from pybridge.edits import check as check_module
+from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_path
@@ -135,21 +137,89 @@ def test_an_inherited_field_that_hides_an_outer_one_and_an_accidental_override(e
 def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_read(edits, worker, monkeypatch):
     """An overload `name(int)` sends Client.java (it calls `name()`) to the second round; its new facts
     digest to its stored version's (an overload added before `name()` would not: the call's SCIP symbol
-    would change), so the diff skips it without reading its stored facts."""
+    would change), so the diff skips it without reading its stored facts, and the planner takes its stored summary."""
     _, root, state = edits
     end = "        return \"printer\";\n    }\n"                   # after name(): it keeps its SCIP symbol
     overload = "\n    public String name(int n) {\n        return \"p\" + n;\n    }\n"
     change = _changed(root, "Printer.java", end, end + overload)
     read: list[str] = []
+    summarized: list[str] = []
+    summarize = check_module.summarize
+    monkeypatch.setattr(check_module, "summarize",
+                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or summarize(text, ff))
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
-        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d)
+        # The broad plan: the narrow one leaves Client out (its call `name()` has no argument; the
+        # overload takes one, so it is no candidate for it).
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="broad")
         check = check_edit(session, [FileChange(**change)])
     assert check.verdict == "clean" and check.rebound == []
     assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
     assert [d.symbol.display for d in check.declarations.added] == ["name(int)"]
     assert read == [P + "Printer.java"]
+    assert summarized == ["Printer.java"]       # Client's summary is its stored version's: not computed again
+
+
+def _both_plans(root, state, worker, changes: list[dict]) -> dict:
+    """The check of `changes` with the narrow and with the broad plan, on one reader."""
+    out = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for plan in PLANS:
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan=plan)
+            out[plan] = check_edit(session, [FileChange(**c) for c in changes])
+    return out
+
+
+def _answer(check) -> dict:
+    answer = check.model_dump()
+    del answer["checked"]["compiled"], answer["checked"]["rounds"]
+    return answer
+
+
+def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_names_the_superclass(edits, worker):
+    """Shape gains `draw(String)`: `new Circle().draw("text")` in Canvas.java (which names Circle, never
+    Shape; Circle overrides `draw(Object)`) now binds to the inherited overload. The narrow plan must
+    compile Canvas (a reference to a `draw` of Circle, a subtype of Shape) and Circle (a subtype), and
+    may leave Sketch.java out (its own `draw`, in a type unrelated to Shape); the broad plan compiles
+    every file that mentions `draw`. Both answer the same."""
+    _, root, state = edits
+    body = "        return \"shape \" + o;\n    }\n"
+    overload = "\n    public String draw(String s) {\n        return s;\n    }\n"
+    change = _changed(root, "Shape.java", body, body + overload)
+    checks = _both_plans(root, state, worker, [change])
+    narrow, broad = checks["narrow"], checks["broad"]
+    assert narrow.verdict == "changes_meaning"
+    assert [(r.path.removeprefix(P), r.range.start.line, r.kind, r.from_.display, r.to and r.to.display)
+            for r in narrow.rebound] == [("Canvas.java", 4, "invocation", "draw(Object)", "draw(String)")]
+    assert _answer(narrow) == _answer(broad)
+    assert (narrow.checked.compiled, broad.checked.compiled) == (3, 4)     # Shape, then Circle, Canvas (+ Sketch)
+
+
+@pytest.mark.parametrize("new, target, kind, flags, expected", [
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Z)V", "invocation", 0, True),          # the same arity
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 0, False),                         # another arity
+    ("Lp/T;.m([I)V", "Lp/T;.m()V", "invocation", 0, True),                         # maybe varargs
+    ("Lp/T;.m(I)V", "Lp/T;.m([Ljava/lang/Object;)V", "invocation", 0, True),       # the call's arity unknown
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "method_reference", 0, True),
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 2, True),                          # a Javadoc link
+    ("Lp/T;.m(I)V", "Lp/T;.m)I", "read", 0, False),                                # a field: apart
+    ("Lp/T;.m)I", "Lp/T;.m()V", "invocation", 0, False),
+    ("Lp/T;.m)I", "Lp/T;.m)J", "read", 0, True),                                   # hiding
+    ("Lp/T;.m)I", "Lp/T$m;", "type_use", 0, True),                                 # obscuring a member type
+    ("Lp/T;.m(I)V", "Lp/T;.m(Q)V", "invocation", 0, True),                         # a key that does not parse
+    ("Lp/T;.m<T:Ljava/lang/Object;>(Ljava/util/Map<TK;[TV;>;I)V", "Lp/T;.m(I)V", "invocation", 0, False),
+])
+def test_which_references_a_new_member_may_capture(new, target, kind, flags, expected):
+    assert may_capture(member_shape(new), member_shape(target), kind, flags) is expected
+
+
+def test_the_check_plan_is_named_in_the_environment(monkeypatch):
+    monkeypatch.setenv(PLAN_ENV, "broad")
+    assert plan_kind() == "broad" and plan_kind("narrow") == "narrow"
+    monkeypatch.setenv(PLAN_ENV, "wide")
+    with pytest.raises(PlanError, match="PYBRIDGE_CHECK_PLAN='wide' is not a check plan; use one of narrow, broad"):
+        plan_kind()
 
 
 def test_stale_base_compiles_nothing_and_a_matching_base_is_accepted(edits):

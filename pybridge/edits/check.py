@@ -30,7 +30,7 @@ from pybridge.store import Reader
 from pybridge.store.codec import canonicalize
 from pybridge.store.rows import DeclRow, FileInfo
 from pybridge.sync.meta import GenerationMeta, ScopeMeta
-from pybridge.sync.planner import FileEntry, Job, Propagation, Units
+from pybridge.sync.planner import FileEntry, Job, Units
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import IndexRequest, IndexTask, Worker
 
@@ -51,6 +51,7 @@ from .model import (
     verdict_of,
 )
 from .overlay import Overlay
+from .plan import plan_kind, propagation_class
 from .textmap import TextMap
 
 NAMED_KINDS = frozenset(DECL_KINDS[:10])     # CLASS … RECORD_COMPONENT: what `declarations` lists
@@ -98,6 +99,9 @@ class EditSession:
     worker: Worker
     symbol_key: Callable[[int, str], str]
     scip: Callable[[str | None, str | None], str | None]
+    # Which files after the first round: 'narrow' (what a check can see change, `plan`) or 'broad'
+    # (the sync planner's); None: PYBRIDGE_CHECK_PLAN, else narrow.
+    plan: str | None = None
 
 
 def sha256_of(path: Path) -> str | None:
@@ -142,7 +146,7 @@ def _codec(encoding: str | None) -> str:
 
 
 @dataclass
-class _Env:
+class Environment:
     """The generation's compilation environment (what the last sync recorded)."""
 
     root: Path
@@ -151,20 +155,21 @@ class _Env:
     roots: dict[Job, list[Path]]
     visible: dict[Job, set[Job]]
     encodings: dict[Job, str]
+    stored: dict[str, FileInfo] = field(default_factory=dict)    # the generation's files by relpath
 
     def sourcepath(self, job: Job) -> list[Path]:
         return [p if p.is_absolute() else self.root / p for p in map(Path, self.scopes[job].sourcepath)]
 
 
-def _environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> _Env:
+def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> Environment:
     gen = reader.generation
     meta = GenerationMeta.of(gen)
     scopes = {(s.module, s.scope): s for s in meta.scopes}
-    stored = reader.files()
+    stored = {f.path: f for f in reader.files()}
     source_roots = [root / r for r in gen.snapshot.get("source_roots", [])]
     files: dict[str, FileEntry] = {}
     roots: dict[Job, list[Path]] = {}
-    for f in stored:
+    for f in stored.values():
         if (f.module, f.scope) not in scopes:
             continue
         files[f.path] = FileEntry(f.path, f.module, f.scope, str(root / f.path))
@@ -190,7 +195,7 @@ def _environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> 
             if job != viewer and any(str(r) in path for r in job_roots):
                 visible[job].add(viewer)
     encodings = {job: meta.encoding(job[0]) for job in scopes}
-    return _Env(root, scopes, files, roots, visible, encodings)
+    return Environment(root, scopes, files, roots, visible, encodings, stored)
 
 
 def _longest(path: Path, roots: Iterable[Path]) -> Path | None:
@@ -211,17 +216,23 @@ def _job_of(path: Path, roots: dict[Job, list[Path]]) -> Job | None:
 
 
 @dataclass
-class _Compiled:
+class Compiled:
     facts: dict[str, FileFacts] = field(default_factory=dict)    # relpath -> its new facts
     texts: dict[str, str] = field(default_factory=dict)          # relpath -> the text compiled
+    # Files compiled only because they could bind differently whose new facts digest to their
+    # stored version's: the same rows (their text is not read; their summary is the stored one).
+    same: set[str] = field(default_factory=set)
+    digests: dict[str, bytes] | None = None        # the generation's version digests, once needed
     rounds: int = 0
     compiled: int = 0
 
 
-def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) -> _Compiled:
-    """The changed files and all they can affect, compiled in the planner's rounds on the overlay."""
+def compile_overlay(session: EditSession, env: Environment, changes: dict[str, str | None]) -> Compiled:
+    """The changed files and all they can affect, compiled in the planner's rounds on the overlay
+    (`session.plan` says which planner: `pybridge.edits.plan`). `env`: `environment(...)` of the
+    same changes; `changes`: relpath -> new text, None to delete."""
     root = env.root
-    out = _Compiled()
+    out = Compiled()
     absolute = {root / rel: text for rel, text in changes.items()}
     all_roots = [r for rs in env.roots.values() for r in rs]
     root_encodings = {r: _codec(env.encodings.get(job)) for job, rs in env.roots.items() for r in rs}
@@ -229,7 +240,7 @@ def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) ->
         files = {rel: FileEntry(rel, e.module, e.scope, str(overlay.path(Path(e.abs_path))))
                  for rel, e in env.files.items()}
         back = {e.abs_path: rel for rel, e in files.items()}
-        propagation = Propagation(session.reader, files, env.visible)
+        propagation = propagation_class(plan_kind(session.plan))(session.reader, files, env.visible)
         shadow_roots = {job: [overlay.path(r) for r in rs] for job, rs in env.roots.items()}
         units = Units(files, shadow_roots, env.visible, env.encodings)
         done: set[str] = set()
@@ -238,19 +249,24 @@ def _compile(session: EditSession, env: _Env, changes: dict[str, str | None]) ->
         while batch or deleted:
             out.rounds += 1
             batch, along = units.round(batch, done)
-            signatures, edges = _round(session.worker, env, overlay, files, back, batch, along, changes, out)
+            signatures, edges = _round(session, env, overlay, files, back, batch, along, changes, out)
             done |= batch
             batch = propagation.after_round(signatures, edges, deleted, done)
             deleted = set()
     return out
 
 
-def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEntry], back: dict[str, str],
-           batch: set[str], along: set[str], changes: dict[str, str | None], out: _Compiled
+def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict[str, FileEntry],
+           back: dict[str, str], batch: set[str], along: set[str], changes: dict[str, str | None], out: Compiled
            ) -> tuple[dict[str, Signatures], list[tuple[str, str, str]]]:
     signatures: dict[str, Signatures] = {}
     edges: list[tuple[str, str, str]] = []
     tasks = []
+    reader = session.reader
+    if out.digests is None and batch - set(changes):
+        out.digests = reader.file_digests()
+    known = out.digests or {}
+    reused: list[str] = []
     for job, scope in env.scopes.items():
         paths = sorted(files[rel].abs_path for rel in batch | along if (files[rel].module, files[rel].scope) == job)
         if not paths:
@@ -262,13 +278,19 @@ def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEnt
                 rel = back.get(ff.path)
                 if rel is None or rel not in batch:
                     continue         # compiled along: an earlier round has its facts
+                out.facts[rel] = ff
+                edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
+                info = env.stored.get(rel)
+                if rel not in changes and info is not None and rel in known and canonicalize(
+                        info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]:
+                    out.same.add(rel)
+                    reused.append(rel)
+                    continue
                 text = changes.get(rel)
                 if text is None:
                     text = (env.root / rel).read_bytes().decode(_codec(_encoding), errors="replace")
-                out.facts[rel] = ff
                 out.texts[rel] = text
                 signatures[rel] = summarize(text, ff).signatures
-                edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
@@ -277,14 +299,18 @@ def _round(worker: Worker, env: _Env, overlay: Overlay, files: dict[str, FileEnt
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:
-        worker.index_all(tasks)
+        session.worker.index_all(tasks)
+    if reused:
+        stored = reader.signatures(env.stored[rel].file_version_id for rel in reused)
+        for rel in reused:
+            signatures[rel] = stored.get(env.stored[rel].file_version_id, {})
     return signatures, edges
 
 
 # ------------------------------------------------------------------ the diff
 
 
-class _Names:
+class Names:
     """SymbolRefs for binding keys: keys and SCIP symbols from `reader`'s generation (a declaration
     it does not declare has no symbolKey), else from the new facts (declarations, library targets)."""
 
@@ -347,7 +373,7 @@ def _successors(old: list[DeclRow], new: list[Declaration], tm: TextMap) -> dict
 
 
 @dataclass
-class _Old:
+class StoredFacts:
     """The stored facts of one file of the generation."""
 
     refs: list[tuple[Span, str, str]]                 # (span, kind, target key)
@@ -356,8 +382,8 @@ class _Old:
     problems: list[tuple[Span, str, str, str]]        # (span, kind, name, message)
 
 
-def _old(reader: Reader, rel: str) -> _Old:
-    return _Old([(r.span, r.kind, r.target_key) for r in reader.file_references(rel)],
+def stored_facts(reader: Reader, rel: str) -> StoredFacts:
+    return StoredFacts([(r.span, r.kind, r.target_key) for r in reader.file_references(rel)],
                 reader.file_declarations(rel),
                 [(x.kind, x.from_key, x.to_key) for x in reader.file_relations(rel) if x.kind in RELATION_KINDS],
                 [(p.span, p.kind, p.name, p.message) for p in reader.problems(path=rel, errors_only=True)])
@@ -392,37 +418,35 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
                             "text as it should read.", field="changes") from None
         wanted[rel] = change.text
     reader = session.reader
-    env = _environment(root, reader, wanted)
+    env = environment(root, reader, wanted)
     # A file given with its current text is no change.
     stored = {f.path: f for f in reader.files()}
     changed = {rel: text for rel, text in wanted.items()
                if text is None or rel not in stored
                or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
                .hexdigest() != stored[rel].content_sha256}
-    compiled = _compile(session, env, changed) if changed else _Compiled()
+    compiled = compile_overlay(session, env, changed) if changed else Compiled()
     # The unchanged files were read from disk: they must still be the generation's (under serve a
     # catch-up may publish meanwhile; the reader stays on the generation the answer names).
     moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
                    and sha256_of(root / rel) != stored[rel].content_sha256)
     if moved:
         raise WorkspaceMovedError(moved)
-    return _diff(session, env, compiled, changed, stored)
+    return diff(session, env, compiled, changed, stored)
 
 
-def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[str, str | None],
-          stored: Mapping[str, FileInfo]) -> EditCheck:
+def diff(session: EditSession, env: Environment, compiled: Compiled, changed: dict[str, str | None],
+         stored: Mapping[str, FileInfo]) -> EditCheck:
     """The binding diff of the compiled facts against the generation's (`stored`: its files by path)."""
     reader = session.reader
-    names = _Names(reader, session.symbol_key, session.scip, compiled.facts,
-                   {rel: env.files[rel].module for rel in compiled.facts})
+    names = Names(reader, session.symbol_key, session.scip, compiled.facts,
+                  {rel: env.files[rel].module for rel in compiled.facts})
     # A file compiled only because it could bind differently, whose new facts digest to its stored
-    # version's, has the same rows: nothing of it can differ, so its old facts are not read.
-    digests = reader.file_digests() if set(compiled.facts) - set(changed) else {}
-    same = {rel for rel, ff in compiled.facts.items() if rel not in changed and rel in digests
-            and canonicalize(env.files[rel].module, env.files[rel].scope, rel, stored[rel].content_sha256, ff).digest
-            == digests[rel]}
+    # version's (`compile_overlay` found them), has the same rows: nothing of it can differ, so its
+    # old facts are not read.
+    same = compiled.same
     paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
-    olds = {rel: _old(reader, rel) for rel in paths if rel in stored}
+    olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
     maps: dict[str, TextMap] = {}
     for rel in paths:
         if rel in olds and rel in compiled.facts:
@@ -439,7 +463,7 @@ def _diff(session: EditSession, env: _Env, compiled: _Compiled, changed: dict[st
         rounds=compiled.rounds))
 
 
-def diff_facts(olds: dict[str, _Old], news: dict[str, FileFacts], maps: dict[str, TextMap], names: _Names,
+def diff_facts(olds: dict[str, StoredFacts], news: dict[str, FileFacts], maps: dict[str, TextMap], names: Names,
                checked: Checked) -> EditCheck:
     """The binding diff of files whose facts were `olds` and are `news` (a file in one only was deleted
     or added), each file of both matched through `maps` (see the module doc)."""
@@ -553,7 +577,7 @@ def _relation(kind: str, a: SymbolRef, b: SymbolRef, rel: str) -> RelationChange
     return RelationChange.model_validate({"kind": kind, "from": a, "to": b, "path": rel})
 
 
-def _declarations_only(rel: str, old: _Old | None, new: FileFacts | None, names: _Names,
+def _declarations_only(rel: str, old: StoredFacts | None, new: FileFacts | None, names: Names,
                        out: DeclarationsDiff) -> None:
     """A file added or deleted whole: all its declarations are added or removed."""
     if old is not None and new is None:
@@ -564,7 +588,7 @@ def _declarations_only(rel: str, old: _Old | None, new: FileFacts | None, names:
                       for d in new.declarations if d.kind in NAMED_KINDS]
 
 
-def _declarations(rel: str, old: _Old, new: FileFacts, tm: TextMap, succ: dict[str, str], names: _Names,
+def _declarations(rel: str, old: StoredFacts, new: FileFacts, tm: TextMap, succ: dict[str, str], names: Names,
                   out: DeclarationsDiff) -> None:
     olds = {d.key: d for d in old.decls if d.kind in NAMED_KINDS}
     news = {d.key: d for d in new.declarations if d.kind in NAMED_KINDS}

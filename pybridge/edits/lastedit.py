@@ -20,7 +20,7 @@ from pybridge.facts import Declaration, FileFacts, Problem, Reference, Relation
 from pybridge.store import Reader
 from pybridge.sync.meta import GenerationMeta, scip_coordinates, scip_symbol
 
-from .check import RELATION_KINDS, _Names, _old, diff_facts
+from .check import RELATION_KINDS, Names, diff_facts, stored_facts
 from .model import Checked, EditCheck
 from .textmap import TextMap
 
@@ -57,11 +57,11 @@ def last_edit(before: Reader, after: Reader, symbol_key: Callable[[int, str], st
         return None
     edited = [rel for rel in touched if rel not in old_files or rel not in new_files
               or old_files[rel].content_sha256 != new_files[rel].content_sha256]
-    olds = {rel: _old(before, rel) for rel in touched if rel in old_files}
+    olds = {rel: stored_facts(before, rel) for rel in touched if rel in old_files}
     news = {rel: _facts(after, rel) for rel in touched if rel in new_files}
     maps = {rel: TextMap.opaque() if rel in edited else TextMap("", "") for rel in touched
             if rel in olds and rel in news}
-    names = _Names(after, symbol_key, scip_namer(GenerationMeta.of(after.generation)), news,
+    names = Names(after, symbol_key, scip_namer(GenerationMeta.of(after.generation)), news,
                    {rel: new_files[rel].module for rel in news})
     return diff_facts(olds, news, maps, names, Checked(generation=after.generation.number, changed=edited,
                                                        compiled=len(touched), rounds=0))

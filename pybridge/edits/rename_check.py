@@ -19,7 +19,7 @@ not added (its message may name the new name); the verdict is then recomputed.
 
 from __future__ import annotations
 
-from .check import EditSession, _compile, _diff, _environment, verify_base
+from .check import EditSession, compile_overlay, diff, environment, verify_base
 from .model import EditCheck, FileChange, RelationsDiff, verdict_of
 from .rename import RenamePlan, RenameRefused
 from .rename_verify import Verdict, verify
@@ -44,9 +44,9 @@ def check(plan: RenamePlan, session: EditSession) -> EditCheck:
     verify_base(session.root, base_of(plan))
     changes = {c.path: c.text for c in changes_of(plan)}
     reader = session.reader
-    env = _environment(session.root, reader, changes)
-    compiled = _compile(session, env, changes)
-    result = _diff(session, env, compiled, changes, {f.path: f for f in reader.files()})
+    env = environment(session.root, reader, changes)
+    compiled = compile_overlay(session, env, changes)
+    result = diff(session, env, compiled, changes, {f.path: f for f in reader.files()})
     verdict = verify(plan, reader, compiled.facts)
     refuse_unless_clean(plan, verdict)
     return explained(result, verdict)

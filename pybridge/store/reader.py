@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pybridge.errors import StoreError
-from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_KINDS, RELATION_KINDS, Span
+from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_IN_IMPORT, REF_KINDS, RELATION_KINDS, Span
 
 from .rows import (
     BlockedRow,
@@ -732,6 +732,33 @@ class Reader:
         """Paths of the generation's files holding a reference to one of the binding keys."""
         return self._paths("SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
                            + _IN_GENERATION.format(t="r"), "s.binding_key", binding_keys)
+
+    def references_named(self, names: Iterable[str]) -> set[tuple[str, str, str, str, int]]:
+        """(path, target name, target binding key, reference kind, flags) of the generation's
+        references to a declaration of the named kinds called one of `names` (index
+        `symbols_by_name`), one row for each distinct tuple."""
+        ordered = sorted(set(names))
+        out: set[tuple[str, str, str, str, int]] = set()
+        for i in range(0, len(ordered), 500):
+            q = self._query()
+            q.within("s.name", ordered[i:i + 500])
+            out.update((r[0], r[1], r[2], REF_KINDS[r[3]], r[4]) for r in self._rows(
+                "SELECT DISTINCT f.path, s.name, s.binding_key, r.kind, r.flags FROM symbols s"
+                " CROSS JOIN refs r ON r.target_id = s.id" + _IN_GENERATION.format(t="r")
+                + f" WHERE {q.sql()} AND s.kind <= {NAMED_KIND_MAX}", q.params))
+        return out
+
+    def import_references(self, binding_keys: Iterable[str]) -> set[str]:
+        """Paths of the generation's files whose imports (static ones included) name one of the
+        binding keys."""
+        return self._paths("SELECT DISTINCT f.path FROM symbols s CROSS JOIN refs r ON r.target_id = s.id"
+                           + _IN_GENERATION.format(t="r") + f" AND r.flags & {REF_IN_IMPORT}",
+                           "s.binding_key", binding_keys)
+
+    def blocked_paths(self, names: Iterable[str]) -> set[str]:
+        """Paths of the generation's files that leave one of `names` unaccounted for."""
+        return self._paths("SELECT DISTINCT f.path FROM blocked_names b" + _IN_GENERATION.format(t="b"),
+                           "b.name", names)
 
     def supertype_edges(self) -> list[tuple[str, str, str]]:
         """Every extends/implements relation of the generation: (path, subtype key, supertype key)."""

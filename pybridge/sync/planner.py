@@ -185,8 +185,12 @@ class Propagation:
         indexed so far (`done`)."""
         deleted = set(deleted)
         self._redone |= set(new_sigs) | deleted
+        for edge in new_edges:
+            self._new_edges.setdefault(edge[0], []).append(edge)
         old_sigs = self.old_signatures([*new_sigs, *deleted])
         names: set[str] = set()
+        members: dict[str, dict[str, Signature]] = {}   # member name declared or changed -> key -> signature
+        owners: dict[str, Signature] = {}    # interfaces and annotations one of whose members changed
         gone_keys: set[str] = set()
         gone_names: set[str] = set()
         member_of: set[str] = set()      # types whose members or header changed
@@ -205,8 +209,11 @@ class Propagation:
             for key, a, b in changed_entries(before, after):
                 entry = b or a
                 assert entry is not None
-                if b is not None:
-                    names.add(b[NAME])       # declared or changed: it may capture a name elsewhere
+                if b is not None:            # declared or changed: it may capture a name elsewhere
+                    if b[KIND] in _TYPE_KINDS:
+                        names.add(b[NAME])
+                    else:
+                        members.setdefault(b[NAME], {})[key] = b
                 if a is not None:
                     gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
                     gone_names.add(a[NAME])
@@ -216,14 +223,15 @@ class Propagation:
                 if a is not None and b is not None and a[SUPERS] != b[SUPERS]:
                     escalate.add(path)
                 if entry[KIND] == "ENUM_CONSTANT":
-                    names.update(e[NAME] for e in both.values()
-                                 if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING])
+                    for k, e in both.items():
+                        if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING]:
+                            members.setdefault(e[NAME], {})[k] = e
                 owner = both.get(entry[DECLARING])
                 if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
-                    names.add(owner[NAME])    # `@A` with a new element, `implements I` with a new method
+                    owners[entry[DECLARING]] = owner  # `@A` with a new element, `implements I` with a new method
                 if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
                     escalate.add(path)
-                if entry[KIND] == "METHOD" and b is not None:
+                if entry[KIND] == "METHOD" and b is not None and self.may_retarget_lambdas(a, b):
                     # A removed method reaches its lambdas through the stored references to the
                     # methods whose parameter types named its interface (their keys change too).
                     if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION") and any(
@@ -236,28 +244,49 @@ class Propagation:
                 names.update(self._package_names(path, deleted))
         self._constants = fields - {""}
         names.discard("")
-        out: set[str] = set()
-        if names:
-            out |= self.r.paths_mentioning(names)
+        members.pop("", None)
+        out = self.name_users(names, members, owners)
         if gone_keys:
             out |= self.r.paths_referencing(gone_keys) | self.r.paths_relating_to(gone_keys)
         gone_names.discard("")
         if gone_names:
             out |= self.r.paths_with_problems_named(gone_names)
-        out |= self._subtype_files(member_of, new_edges)
+        out |= self._subtype_files(member_of)
         for path in escalate:
             out |= self._viewers(path)
         return {p for p in out if p in self.files and p not in done}
 
-    def _subtype_files(self, types: set[str], new_edges: list[tuple[str, str, str]]) -> set[str]:
-        for path, sub, sup in new_edges:
-            self._new_edges.setdefault(path, []).append((path, sub, sup))
-        if not types:
-            return set()
+    def name_users(self, names: set[str], members: dict[str, dict[str, Signature]], owners: dict[str, Signature]
+                   ) -> set[str]:
+        """The files that may bind differently because of the names declared or changed: those
+        that mention one of them (a type's name, a member's, or the name of an interface or
+        annotation whose members changed). `members`: member name -> the keys declared or changed
+        under it -> their (new) signatures; `owners`: those interfaces and
+        annotations by key. A check narrows this
+        (`pybridge.edits.plan`); a sync must equal a fresh one, and stays with names."""
+        wanted = names | set(members) | {owner[NAME] for owner in owners.values()}
+        wanted.discard("")
+        return self.r.paths_mentioning(wanted) if wanted else set()
+
+    def may_retarget_lambdas(self, before: Signature | None, after: Signature) -> bool:
+        """Whether a method of an interface declared or changed as `after` (`before`: its old
+        signature) may change which lambdas and method references target the interface. A sync
+        answers yes for every method; a check may look closer."""
+        return True
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """Every supertype edge (path, subtype key, supertype key): the stored ones of the files
+        not re-indexed since, and those of the files re-indexed so far."""
         if self._edges is None:
             self._edges = self.r.supertype_edges()
         edges = [e for e in self._edges if e[0] not in self._new_edges and e[0] not in self._redone]
         edges += [e for per_file in self._new_edges.values() for e in per_file]
+        return edges
+
+    def _subtype_files(self, types: set[str]) -> set[str]:
+        if not types:
+            return set()
+        edges = self.edges()
         subs_of: dict[str, list[tuple[str, str]]] = {}
         for path, sub, sup in edges:
             subs_of.setdefault(sup, []).append((path, sub))

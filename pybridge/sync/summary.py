@@ -56,7 +56,7 @@ def names(text: str) -> frozenset[str]:
     return frozenset(IDENTIFIER.findall(text))
 
 
-class _Text:
+class SourceText:
     """Offsets into a source text from LSP positions (0-based line, UTF-16 character)."""
 
     def __init__(self, text: str) -> None:
@@ -75,7 +75,7 @@ class _Text:
         return start + codepoints(self.text[start:end], char)
 
 
-def _body_start(text: str, pos: int, end: int) -> int:
+def body_start(text: str, pos: int, end: int) -> int:
     """The offset of the first `{` or `;` at bracket depth 0 in text[pos:end], skipping
     comments and literals; `end` when there is none."""
     depth = 0
@@ -107,12 +107,12 @@ def _body_start(text: str, pos: int, end: int) -> int:
     return end
 
 
-def _signature_text(src: _Text, d: Declaration, in_annotation: bool) -> str:
+def _signature_text(src: SourceText, d: Declaration, in_annotation: bool) -> str:
     start = src.offset(d.span.start_line, d.span.start_char)
     end = src.offset(d.span.end_line, d.span.end_char)
     if d.kind in TYPE_KINDS or d.kind == "ENUM_CONSTANT" or (d.kind in CALLABLE_KINDS and not in_annotation):
         name_end = src.offset(d.name_span.end_line, d.name_span.end_char)
-        end = _body_start(src.text, max(name_end, start), end)
+        end = body_start(src.text, max(name_end, start), end)
     return src.text[start:end]
 
 
@@ -144,7 +144,7 @@ def signatures(text: str, facts: FileFacts) -> Signatures:
         in_body[d.declaring_key] = inside
         return not inside
 
-    src = _Text(text)
+    src = SourceText(text)
     out: Signatures = {}
     for d in facts.declarations:
         if d.key in out or not visible(d):

@@ -1,0 +1,258 @@
+"""Which files a check compiles after its first round: the sync planner's rounds, narrowed to what
+`check_edit` answers (DESIGN section 10; the argument is in docs/design.md, "check_edit's plan").
+
+A sync must equal a fresh sync, so its planner (`pybridge.sync.planner.Propagation`) re-indexes
+every file that mentions a name an edit declared or changed. A check answers only the bindings,
+diagnostics, relations and declarations that can change. For a member named N declared or
+changed in type T (a method, constructor, field, enum constant or record component; a type's own
+name, header or supertypes keep the sync's plan), a file can bind differently only if:
+
+1. it holds a reference to a member (or member type) named N whose owner is a supertype of a
+   subtype of T (T's subtypes, transitively, then all their supertypes, library ones included,
+   and java.lang.Object): an access `e.N` that binds now binds to a member of e's static type R,
+   and the new member can only be a candidate if R is T or below it; and the new member may
+   capture it (`may_capture`: methods and fields apart, a call's arity);
+2. it declares a subtype of T (unqualified names in its bodies, nested classes included: hiding,
+   overriding; the sync planner's subtype files, kept);
+3. it has a compiler problem or a blocked name named N (an access that does not bind now);
+4. it imports a member of T or of a subtype of T (a static import, single or on demand) and
+   mentions N;
+5. for an annotation type T, it uses T (an element without a default makes `@T` an error).
+
+What the sync planner adds besides names (stored references to a changed or removed declaration,
+relations to it, problems naming it, subtype files, whole modules for a changed supertype or an
+implicitly called method, constant users) is kept unchanged, except one escalation: a static or
+private method of an interface cannot change which lambdas target it (only abstract methods
+count), so it no longer recompiles every file that can see the interface.
+
+`PYBRIDGE_CHECK_PLAN=broad` checks with the sync's plan instead (`plan_kind`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pybridge.facts import REF_IN_JAVADOC
+from pybridge.sync.planner import Propagation
+from pybridge.sync.summary import DECLARING, KIND, MODIFIERS, Signature
+
+PLAN_ENV = "PYBRIDGE_CHECK_PLAN"
+PLANS = ("narrow", "broad")
+OBJECT = "Ljava/lang/Object;"
+_STATIC_OR_PRIVATE = 0x8 | 0x2          # JDT Modifier.STATIC | Modifier.PRIVATE
+
+
+class PlanError(ValueError):
+    """An unknown plan named in the environment."""
+
+
+def plan_kind(explicit: str | None = None) -> str:
+    """`explicit`, else `PYBRIDGE_CHECK_PLAN`, else 'narrow'."""
+    kind = (explicit or os.environ.get(PLAN_ENV) or "narrow").strip().lower()
+    if kind not in PLANS:
+        raise PlanError(f"{PLAN_ENV}={kind!r} is not a check plan; use one of {', '.join(PLANS)}.")
+    return kind
+
+
+@lru_cache(maxsize=65536)
+def type_key(key: str) -> str:
+    """A type's binding key without type arguments, inner types joined with `$`
+    (`Lp/A<TE;>.B;` -> `Lp/A$B;`): the form a member key names its owner in."""
+    out = []
+    depth = 0
+    for c in key:
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    flat = "".join(out)
+    if flat.startswith("L") and flat.endswith(";"):
+        flat = "L" + flat[1:-1].replace(".", "$") + ";"
+    return flat
+
+
+def owner_of(key: str) -> str | None:
+    """The type that declares the member or member type `key` (normalized by `type_key`), None for
+    a top-level type or a key of another shape."""
+    depth = 0
+    for i, c in enumerate(key):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif depth == 0 and c == ";" and key.startswith(";.", i):
+            return type_key(key[:i + 1])
+    flat = type_key(key)
+    if flat.startswith("L") and flat.endswith(";") and "$" in flat:
+        return flat[:flat.rindex("$")] + ";"
+    return None
+
+
+@dataclass(frozen=True)
+class MemberShape:
+    """What a member's binding key says of it: a method or constructor with `arity` parameters
+    (`spread`: its last one is an array, so it may be varargs), else a field (`arity` None);
+    `known` False: a member key that does not parse (anything may hold of it)."""
+
+    arity: int | None
+    spread: bool = False
+    known: bool = True
+
+    @property
+    def callable(self) -> bool:
+        return self.arity is not None
+
+
+_PRIMITIVES = frozenset("BCDFIJSZV")
+
+
+UNKNOWN = MemberShape(None, known=False)
+
+
+def member_shape(key: str) -> MemberShape | None:
+    """The shape of the member `key` (`Lp/T;.m(ILjava/lang/String;)V` a method of arity 2,
+    `Lp/T;.f)I` a field), None for a key that is not a member's (a type's), `UNKNOWN` for a
+    member key that does not parse."""
+    depth = 0
+    i = 0
+    n = len(key)
+    while i < n:                          # the owner: up to `;.` outside type arguments
+        c = key[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif depth == 0 and key.startswith(";.", i):
+            break
+        i += 1
+    else:
+        return None
+    i += 2
+    while i < n and key[i] not in "<()":   # the name
+        i += 1
+    if i < n and key[i] == "<":              # a generic method's type parameters
+        depth = 0
+        while i < n:
+            depth += {"<": 1, ">": -1}.get(key[i], 0)
+            i += 1
+            if depth == 0:
+                break
+    if i >= n:
+        return UNKNOWN
+    if key[i] == ")":
+        return MemberShape(None)
+    if key[i] != "(":
+        return UNKNOWN
+    i += 1
+    arity = 0
+    last_array = False
+    while i < n and key[i] != ")":
+        array = False
+        while i < n and key[i] == "[":
+            array = True
+            i += 1
+        if i >= n:
+            return UNKNOWN
+        if key[i] in _PRIMITIVES:
+            i += 1
+        elif key[i] in "LT":
+            depth = 0
+            while i < n and not (key[i] == ";" and depth == 0):
+                depth += {"<": 1, ">": -1}.get(key[i], 0)
+                i += 1
+            i += 1
+        else:
+            return UNKNOWN
+        arity += 1
+        last_array = array
+    if i >= n:
+        return UNKNOWN
+    return MemberShape(arity, last_array)
+
+
+def may_capture(new: MemberShape | None, target: MemberShape | None, kind: str, flags: int) -> bool:
+    """Whether a member of shape `new`, found by the lookup of a reference (of `kind`, `flags`)
+    that binds now to a member of shape `target` (None: a type, or a key that does not parse),
+    can change what it binds to or make it ambiguous. Methods and fields are apart (a new method
+    is no candidate for a field access); a new field can obscure a member type. A call binds to a
+    method whose arity is the call's, unless that one may be varargs; a new method is potentially
+    applicable only with the call's arity, or as varargs with at most one parameter more (JLS
+    15.12.2.1). A method reference and a Javadoc link do not say their arity: kept whatever it is."""
+    if new is None or not new.known or (target is not None and not target.known):
+        return True
+    if not new.callable:
+        return target is None or not target.callable
+    if target is None or not target.callable:
+        return False
+    if kind == "method_reference" or flags & REF_IN_JAVADOC or target.spread:
+        return True
+    assert new.arity is not None and target.arity is not None
+    return new.arity == target.arity or (new.spread and target.arity >= new.arity - 1)
+
+
+class CheckPropagation(Propagation):
+    """`Propagation` with the name round narrowed for a check (see the module doc)."""
+
+    def name_users(self, names: set[str], members: dict[str, dict[str, Signature]], owners: dict[str, Signature]
+                   ) -> set[str]:
+        r = self.r
+        out = r.paths_mentioning(names) if names else set()
+        if members:
+            edges = self.edges()
+            subs: dict[str, set[str]] = {}
+            sups: dict[str, set[str]] = {}
+            for _path, sub, sup in edges:
+                subs.setdefault(sup, set()).add(sub)
+                sups.setdefault(type_key(sub), set()).add(type_key(sup))
+            # Per name and member declared or changed: its shape, and the supertypes of its declaring
+            # type's subtypes (`within`).
+            below: dict[str, set[str]] = {}           # member name -> T and its subtypes (keys as stored)
+            shaped: dict[str, list[tuple[MemberShape | None, set[str]]]] = {}
+            for name, declared in members.items():
+                below[name] = set()
+                for key, entry in declared.items():
+                    down = _closure({entry[DECLARING]}, subs)
+                    below[name] |= down
+                    # A record component brings an accessor and a field: no shape, every reference.
+                    shape = None if entry[KIND] == "RECORD_COMPONENT" else member_shape(key)
+                    shaped.setdefault(name, []).append(
+                        (shape, _closure({type_key(t) for t in down}, sups) | {OBJECT}))
+            for path, name, key, kind, flags in r.references_named(members):
+                if path in out:
+                    continue
+                declaring = owner_of(key)
+                target = member_shape(key)
+                if any(declaring in within and may_capture(shape, target, kind, flags)
+                       for shape, within in shaped.get(name, ())):
+                    out.add(path)
+            out |= r.paths_with_problems_named(members) | r.blocked_paths(members)
+            importers = r.import_references(set().union(*below.values()))
+            if importers:
+                out |= importers & r.paths_mentioning(members)
+        annotations = [key for key, owner in owners.items() if owner[KIND] == "ANNOTATION"]
+        if annotations:
+            out |= r.paths_referencing(annotations)
+        return out
+
+    def may_retarget_lambdas(self, before: Signature | None, after: Signature) -> bool:
+        return not all(len(s) > MODIFIERS and s[MODIFIERS] & _STATIC_OR_PRIVATE
+                       for s in (before, after) if s is not None)
+
+
+def _closure(start: set[str], step: dict[str, set[str]]) -> set[str]:
+    seen = set(start)
+    todo = list(start)
+    while todo:
+        for nxt in step.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def propagation_class(kind: str) -> type[Propagation]:
+    return CheckPropagation if kind == "narrow" else Propagation

@@ -1,0 +1,8 @@
+package com.acme.edits;
+
+public class Circle extends Shape {
+    @Override
+    public String draw(Object o) {
+        return "circle " + o;
+    }
+}
