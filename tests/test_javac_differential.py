@@ -25,11 +25,37 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import javac_diff  # noqa: E402 - bench/ is not a package
 
+# Added to the kitchen-sink copy (not to the sample, whose goldens stay): type annotations in
+# supertype clauses, whose names JDT's DOM leaves unbound and the indexer binds as javac does
+# (AnnotationNames): by a single-type import, in the same package (with an element), on demand.
+_KITCHEN = "src/main/java/com/acme/kitchen"
+_TYPE_USE = ("import java.lang.annotation.ElementType;\nimport java.lang.annotation.Target;\n\n"
+             "@Target(ElementType.TYPE_USE)\n")
+SUPERTYPE_ANNOTATIONS = {
+    f"{_KITCHEN}/nullness/NonNull.java":
+        f"package com.acme.kitchen.nullness;\n\n{_TYPE_USE}public @interface NonNull {{}}\n",
+    f"{_KITCHEN}/headers/Local.java":
+        f"package com.acme.kitchen.headers;\n\n{_TYPE_USE}public @interface Local {{\n    int level() default 0;\n}}\n",
+    f"{_KITCHEN}/headers/Registry.java": (
+        "package com.acme.kitchen.headers;\n\n"
+        "import com.acme.kitchen.nullness.NonNull;\nimport java.util.Map;\n\n"
+        "public interface Registry<B> extends Map<Class<? extends @NonNull B>, B> {}\n\n"
+        "abstract class Counted<B> implements Comparable<Class<? extends @Local(level = 2) B>> {}\n"),
+    f"{_KITCHEN}/headers/Starred.java": (
+        "package com.acme.kitchen.headers;\n\n"
+        "import com.acme.kitchen.nullness.*;\nimport java.util.List;\n\n"
+        "public interface Starred<E> extends List<Class<? extends @NonNull E>> {}\n"),
+}
+
 
 @pytest.mark.parametrize("sample", ["kitchen-sink", "reactor"])
 def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worker, sample):
     root = tmp_path / sample
     shutil.copytree(SAMPLES / sample, root)
+    if sample == "kitchen-sink":
+        for rel, text in SUPERTYPE_ANNOTATIONS.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
     sync(root, state_dir=tmp_path / "state", worker=worker)
     results = javac_diff.run(root, tmp_path / "state", work=tmp_path / "work", say=lambda _: None)
     assert results

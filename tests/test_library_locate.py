@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pybridge.query.library import display_of, owner_of, params_of, top_level
+from pybridge.query.library_outline import scan
 from pybridge.query.library_source import locate
 from pybridge.store import SymbolInfo
 from pybridge.workspace.library import coordinates, local_sources_jar
@@ -118,3 +119,35 @@ def test_a_jdk_without_src_zip_still_names_a_class_s_module_from_its_runtime_ima
     assert jdk.module_of("java/util/List") == "java.base"
     assert jdk.module_of("java/sql/Connection") == "java.sql"
     assert jdk.module_of("com/acme/Nothing") is None
+
+
+def test_the_library_outline_scanner_lists_declarations_and_skips_bodies_and_initializers():
+    text = '''package p;
+import java.util.List;
+/** Doc. */
+@Deprecated(since = "9")
+public class Outer<T> extends Base implements Runnable {
+    public static final int A = 1, B[] = {2, 3};
+    private final Runnable r = () -> { int hidden = 0; };
+    static { int alsoHidden = 1; }
+    public <X> Outer(@SuppressWarnings({"a", "b"}) X x) { class Local { int no; } }
+    @Override public void run() { new Object() { void anon() {} }; }
+    abstract java.util.Map<String, List<T>> map(int[] a, String... rest);
+    enum E { ONE(1) { void body() {} }, TWO; E() {} E(int x) {} }
+    interface I { int value() default 0; }
+    record R(int x) { R {} }
+    @interface Marker { String name(); }
+}
+'''
+    def flat(ds, depth=0):
+        return [x for d in ds for x in [(depth, d.kind, d.name), *flat(d.children, depth + 1)]]
+
+    assert flat(scan(text)) == [
+        (0, "CLASS", "Outer"), (1, "FIELD", "A"), (1, "FIELD", "B"), (1, "FIELD", "r"),
+        (1, "CONSTRUCTOR", "Outer"), (1, "METHOD", "run"), (1, "METHOD", "map"),
+        (1, "ENUM", "E"), (2, "ENUM_CONSTANT", "ONE"), (2, "ENUM_CONSTANT", "TWO"),
+        (2, "CONSTRUCTOR", "E"), (2, "CONSTRUCTOR", "E"),
+        (1, "INTERFACE", "I"), (2, "METHOD", "value"),
+        (1, "RECORD", "R"), (1, "ANNOTATION", "Marker"), (2, "METHOD", "name")]
+    [outer] = scan(text)
+    assert text[outer.start:].startswith("/** Doc. */")       # the whole declaration from its Javadoc

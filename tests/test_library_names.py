@@ -193,3 +193,39 @@ def test_find_implementations_of_a_jdk_interface_and_method_found_by_name_lists_
     [to_string] = ok(client, "find_symbol", {"query": "java.lang.Object.toString()", "repo": "overrides"})["symbols"]
     assert [i["dottedPath"] for i in ok(client, "find_implementations", {"symbolKey": to_string["symbolKey"]})[
         "implementations"]] == ["demo.Task.toString"]
+
+
+@pytest.mark.skipif(jdk_library() is None or jdk_library().src_zip is None,  # type: ignore[union-attr]
+                    reason="the JDK has no lib/src.zip (scripts/setup installs openjdk-17-source)")
+def test_outline_of_the_library_file_go_to_definition_returned_lists_its_declarations_bounded(served):
+    client, _ = served
+    [d] = ok(client, "goToDefinition", {"symbol": "java.util.List.add(E)", "repo": "kitchen-sink"})["definitions"]
+    out = ok(client, "outline", {"path": d["path"], "repo": "kitchen-sink"})
+    assert (out["path"], out["module"], out["scope"]) == (d["path"], "jdk:java.base", "library")
+    [root] = out["declarations"]
+    assert (root["kind"], root["name"]) == ("INTERFACE", "List") and root["symbolKey"]   # the workspace uses List
+    list_type = ok(client, "find_symbol", {"query": "java.util.List", "repo": "kitchen-sink"})["symbols"][0]
+    assert root["symbolKey"] == list_type["symbolKey"]
+    adds = [c for c in root["children"] if c["name"] == "add"]
+    assert [c["signature"] for c in adds] == ["boolean add(E e)", "void add(int index, E element)"]
+    assert adds[0]["line"] == d["range"]["start"]["line"] + 1
+    add = ok(client, "find_symbol", {"query": "java.util.List.add(E)", "repo": "kitchen-sink"})["symbols"][0]
+    assert [c["symbolKey"] for c in adds] == [add["symbolKey"], ""]    # the one the workspace uses has its key
+    assert out["total"] == 1 + len(root["children"]) and not out["truncated"]
+    few = ok(client, "outline", {"path": d["path"], "repo": "kitchen-sink", "limit": 3})
+    assert len(few["declarations"][0]["children"]) == 2 and few["truncated"] and few["total"] == out["total"]
+
+
+@pytest.mark.skipif(JUNIT_SOURCES.exists(), reason=f"{JUNIT_SOURCES} was fetched: no jar without sources")
+def test_outline_of_a_class_file_signature_view_lists_its_members(served):
+    client, _ = served
+    [d] = ok(client, "goToDefinition", {"symbol": "org.junit.Assert.assertTrue(boolean)",
+                                        "repo": "reactor"})["definitions"]
+    out = ok(client, "outline", {"path": d["path"], "repo": "reactor"})
+    [root] = out["declarations"]
+    assert (root["kind"], root["name"], out["module"]) == ("CLASS", "Assert", "junit:junit:4.13.2")
+    kinds = {(c["kind"], c["signature"]) for c in root["children"]}
+    assert ("METHOD", "public static void assertTrue(boolean)") in kinds
+    assert ("CONSTRUCTOR", "protected org.junit.Assert()") in kinds
+    [used] = [c for c in root["children"] if c["signature"] == "public static void assertTrue(boolean)"]
+    assert used["symbolKey"] and used["line"] == d["range"]["start"]["line"] + 1

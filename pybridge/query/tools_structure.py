@@ -53,6 +53,7 @@ from pybridge.store import structure as sq
 from .coverage import coverage
 from .errors import QueryError, invalid
 from .library import display_of
+from .library_outline import library_file, library_outline
 from .library_view import library_header
 from .paging import check_generation, cursor_offset, new_cursor, open_key
 from .registry import Call, tool
@@ -628,9 +629,13 @@ _OUTLINES_LOCK = threading.Lock()
 
 @tool("outline", args=OutlineArgs, result=OutlineResult, description="""
     The declarations of one file as a tree: key, kind, name, signature and modifiers as written,
-    range, line of the name.""")
+    range, line of the name. Also a library file that goToDefinition returned.""")
 def outline(call: Call, a: OutlineArgs) -> OutlineResult:
     ws = call.spaces.pick(a.repo)
+    library = library_file(ws.state, a.path)
+    if library is not None:         # a library file that goToDefinition or describe extracted
+        with viewing(ws) as v:
+            return library_outline(v, library, a.limit)
     rel = workspace_path(ws.spellings, a.path)
     with viewing(ws) as v:
         reader = v.r

@@ -29,8 +29,8 @@ it answers, in the typed records of `model.py`,
   code (limitations);
 - optionally (`SourcesFetcher`), `sources_jar(jar, ...)`: the sources jar of a
   library jar on a classpath, offline first (where the build tool keeps it),
-  then fetched through the build tool when online is allowed; Maven has it,
-  Gradle not yet (a library's sources are then the ones already in its cache).
+  then fetched through the build tool when online is allowed (Maven's
+  `dependency:get`, a one-task Gradle build of the `sources` artifact).
 
 Nothing outside `pybridge.workspace` names a build file or asks a build tool:
 sync calls these methods, and query and live read what sync recorded

@@ -42,6 +42,7 @@ from .fingerprint import BUILD_FILES, SKIP_DIRS, digest, inputs, model_files, ow
 from .mapping import GradleModel
 from .resolve import resolve_gradle
 from .runner import WRAPPER_PROPERTIES, gradle_user_home
+from .sources import fetch_sources
 
 NAME = "gradle"
 WORDING = Wording(
@@ -154,6 +155,11 @@ class GradleBuildSystem:
                 or name.endswith(".lockfile") or rel.as_posix() == WRAPPER_PROPERTIES.as_posix()
                 or (name.endswith(".versions.toml") and path.parent.name == "gradle")
                 or "dependency-locks" in parts)
+
+    def sources_jar(self, jar: Path, state_dir: Path, *, allow_online: bool, timeout: float = 120) -> Path | None:
+        """In Gradle's cache beside the jar's hash folder, else (online allowed, once per jar and state
+        folder) resolved by a one-task Gradle build of the `sources` artifact (gradle/sources.py)."""
+        return fetch_sources(jar, state_dir, allow_online=allow_online, timeout=timeout)
 
     def agent_hint(self, workspace: Workspace) -> list[Path]:
         model = self.model(workspace)

@@ -55,9 +55,13 @@ final class FactVisitor extends ASTVisitor {
     /** The enclosing types, innermost first (a null binding is kept as {@link #UNKNOWN_TYPE}). */
     private final Deque<Object> enclosingTypes = new ArrayDeque<>();
     private static final Object UNKNOWN_TYPE = new Object();
+    private final java.util.function.Function<String, IBinding> bindingsByKey;
 
-    FactVisitor(CompilationUnit cu, FactSink sink, Symbols symbols, SourceText source, boolean javadoc) {
+    /** {@code bindingsByKey}: a binding key resolved in the parser's environment (null: none), for {@link AnnotationNames}. */
+    FactVisitor(CompilationUnit cu, FactSink sink, Symbols symbols, SourceText source, boolean javadoc,
+            java.util.function.Function<String, IBinding> bindingsByKey) {
         super(javadoc);
+        this.bindingsByKey = bindingsByKey;
         this.cu = cu;
         this.sink = sink;
         this.symbols = symbols;
@@ -290,13 +294,31 @@ final class FactVisitor extends ASTVisitor {
         IBinding b = node.resolveBinding();
         IBinding d = b == null ? null : Symbols.declaration(b);
         if (d == null || d.isRecovered() || (d.getKey() == null && !(d instanceof IPackageBinding))) {
-            if (!cannotNameADeclaration(node)) block(node, javadocDepth > 0 ? NameBlocks.JAVADOC : NameBlocks.UNBOUND);
+            IBinding a = javadocDepth == 0 ? unboundAnnotationName(node) : null;
+            if (a != null) ref(node, a, kindOf(node, a));
+            else if (!cannotNameADeclaration(node)) block(node, javadocDepth > 0 ? NameBlocks.JAVADOC : NameBlocks.UNBOUND);
             return false;
         }
         int kind = kindOf(node, b);
         if (kind >= 0) ref(node, b, kind);
         if (javadocDepth == 0 && lookedUpInIncompleteType(node, d)) block(node, NameBlocks.INCOMPLETE_HIERARCHY);
         return false;
+    }
+
+    /**
+     * What an annotation's name that JDT left unbound names, as javac binds it ({@link AnnotationNames}):
+     * the annotation type for its type name, the element for an element name of it; else null.
+     */
+    private IBinding unboundAnnotationName(SimpleName node) {
+        if (AnnotationNames.isAnnotationTypeName(node)) return AnnotationNames.resolve(node, bindingsByKey);
+        if (node.getLocationInParent() != MemberValuePair.NAME_PROPERTY || !(node.getParent().getParent() instanceof NormalAnnotation)) return null;
+        Name typeName = ((NormalAnnotation) node.getParent().getParent()).getTypeName();
+        ITypeBinding t = typeName instanceof SimpleName ? AnnotationNames.resolve((SimpleName) typeName, bindingsByKey) : null;
+        if (t == null) return null;
+        for (IMethodBinding m : t.getDeclaredMethods()) {
+            if (m.getName().equals(node.getIdentifier()) && m.getParameterTypes().length == 0) return m;
+        }
+        return null;
     }
 
     private void block(SimpleName node, int reason) {

@@ -12,6 +12,7 @@ import org.eclipse.jdt.core.dom.AST;
 import org.eclipse.jdt.core.dom.ASTParser;
 import org.eclipse.jdt.core.dom.CompilationUnit;
 import org.eclipse.jdt.core.dom.FileASTRequestor;
+import org.eclipse.jdt.core.dom.IBinding;
 
 /**
  * The entry point Python calls (through JPype, in the worker process): index
@@ -27,7 +28,7 @@ import org.eclipse.jdt.core.dom.FileASTRequestor;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "5";
+    public static final String VERSION = "6";
 
     private Indexer() {}
 
@@ -115,10 +116,16 @@ public final class Indexer {
         int total = paths.length;
         int[] done = {0};
         FileASTRequestor requestor = new FileASTRequestor() {
+            /** A binding key resolved in this batch's environment (null when nothing has it). */
+            IBinding bindingOf(String key) {
+                IBinding[] b = createBindings(new String[] {key});
+                return b.length == 1 ? b[0] : null;
+            }
+
             @Override
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
                 if (done[0] == 0) BindingTables.useIdentity(ast);
-                indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc);
+                indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc, this::bindingOf);
                 done[0]++;
                 // A Python listener is told every 16 files (each call crosses into Python); a stream
                 // keeps its own count, exact to the file.
@@ -167,13 +174,14 @@ public final class Indexer {
         return r;
     }
 
-    static void indexFile(String path, CompilationUnit ast, FactSink sink, Symbols symbols, String encoding, boolean javadoc) {
+    static void indexFile(String path, CompilationUnit ast, FactSink sink, Symbols symbols, String encoding, boolean javadoc,
+            java.util.function.Function<String, IBinding> bindingsByKey) {
         sink.beginFile();
         int[] mark = sink.mark();
         symbols.resetFile();
         SourceText source = new SourceText(path, encoding);
         String failure = null;
-        FactVisitor visitor = new FactVisitor(ast, sink, symbols, source, javadoc);
+        FactVisitor visitor = new FactVisitor(ast, sink, symbols, source, javadoc, bindingsByKey);
         try {
             ast.accept(visitor);
         } catch (RuntimeException | StackOverflowError e) {
