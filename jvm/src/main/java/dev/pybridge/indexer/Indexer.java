@@ -27,7 +27,7 @@ import org.eclipse.jdt.core.dom.FileASTRequestor;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "5";
+    public static final String VERSION = "6";
 
     private Indexer() {}
 
