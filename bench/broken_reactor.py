@@ -184,7 +184,7 @@ def measure_certificates(full: Path, broken: Path, full_state: Path, broken_stat
                 continue
             referenced += 1
             per_kind[d.kind] += 1
-            cov = coverage(r, r.symbol(d.symbol_id), d, None, None)
+            cov = coverage(r, r.symbol(d.symbol_id), d, None, None, callers=False)   # blockers: the references'
             if not cov["referenceCoverage"]:
                 for place in (cov.get("coverageBlockers") or {}).get("places", [])[:1]:
                     blockers[place.get("reason", "?")] += 1

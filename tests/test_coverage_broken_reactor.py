@@ -111,6 +111,12 @@ public class Base {
     "Other.java": """package m;
 public class Other {
     public void reset(int seed) {}
+    public void tick(int n) {}
+}
+""",
+    "Last.java": """package m;
+public final class Last {
+    public void tick(int n) {}
 }
 """,
     "Resettable.java": """package m;
@@ -131,14 +137,14 @@ public class Gen extends Base implements Ghost {
     "Gen2.java": """package m;
 import com.example.nonexistent.GhostBase;
 public class Gen2 extends GhostBase {
-    int seed;
+    Other partner;
+    public void tick(int n) {}
 }
 """,
     "UseGen2.java": """package m;
 class UseGen2 {
     void run(Gen2 g) {
-        g.seed = 1;
-        g.seed = 2;
+        g.tick(1);
     }
 }
 """,
@@ -208,6 +214,13 @@ def test_a_missing_supertype_blocks_only_what_it_could_make_a_lookup_find(masked
     # Other that implements Ghost): its callers are not certified
     other = _decls(r, "Other.java", "METHOD", "reset")[0]
     assert coverage(r, r.symbol(other.symbol_id), other, None, None)["callerCoverage"] is False
-    # Gen2's superclass is missing: it may be any class, so `g.seed` may be a field of a class
-    # other than Gen2; Gen2.seed has both in its answer
-    assert _certified(r, _decls(r, "Gen2.java", "FIELD", "seed")[0])
+    # Gen2's superclass is missing, so it may be any class: javac may bind `g.tick(1)` to a
+    # method of any class that can be extended (Other.tick), not of a final one (Last.tick)
+    [row] = r.blocked(["tick"], path="src/main/java/m/UseGen2.java")
+    assert (row.reason, row.arity) == ("incomplete_hierarchy", 1)
+    assert _certified(r, _decls(r, "Gen2.java", "METHOD", "tick")[0])
+    assert not _certified(r, _decls(r, "Other.java", "METHOD", "tick")[0])
+    assert _certified(r, _decls(r, "Last.java", "METHOD", "tick")[0])
+    # `Other` in Gen2 may name a member type of GhostBase, never another top-level class
+    assert [b.reason for b in r.blocked(["Other"], path="src/main/java/m/Gen2.java")] == ["incomplete_hierarchy"]
+    assert _certified(r, _decls(r, "Other.java", "CLASS")[0])

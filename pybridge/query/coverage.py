@@ -191,8 +191,8 @@ def _inheritable(r: Reader, decl: DeclRow | None, via_interfaces: bool) -> bool:
         return False
     if member.modifiers & PRIVATE:
         return False
-    if member.container_id is None:
-        return False                   # a top-level type: no member of any type
+    if member.container_id in (None, member.symbol_id):
+        return False                   # a top-level type (its own container): no member of any type
     owners = r.declarations(symbol=member.container_id, limit=1)
     if not owners:
         return True
@@ -256,8 +256,9 @@ def _discharge(r: Reader, info: SymbolInfo, decl: DeclRow | None, kind: str | No
 
 
 def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | None,
-             scope: str | None, memo: Memo | None = None) -> dict[str, Any]:
-    """The coverage part of `meta` for references to one symbol under a module/scope filter."""
+             scope: str | None, memo: Memo | None = None, callers: bool = True) -> dict[str, Any]:
+    """The coverage part of `meta` for references to one symbol under a module/scope filter
+    (`callers=False`: without `callerCoverage`, so the blockers shown are the references')."""
     name = decl.name if decl is not None else info.name
     names = {name} if name else set()
     path = _file_local(info, decl)
@@ -266,7 +267,7 @@ def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | No
     memo = memo or (lambda _key, compute: compute())
     kind = decl.kind if decl is not None else info.kind
     caller = ref = None
-    if kind in CALLABLE_KINDS:
+    if kind in CALLABLE_KINDS and callers:
         over = _overridden(r, info.id)
         more = {s.name for s in r.symbols(over).values() if s.name} - names if over else set()
         caller = _Blockers(r, memo, names | more, module, scope, path, in_filter,
