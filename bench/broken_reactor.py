@@ -173,6 +173,8 @@ def measure_certificates(full: Path, broken: Path, full_state: Path, broken_stat
     per_kind_certified: Counter[str] = Counter()
     false: list[dict] = []
     blockers: Counter[str] = Counter()
+    by_reason: Counter[str] = Counter()
+    by_name: Counter[tuple[str, str, str]] = Counter()
     for f in r.files():
         for d in r.file_declarations(f.path):
             if d.kind == "INITIALIZER" or d.dotted.endswith("<anonymous>"):
@@ -182,10 +184,12 @@ def measure_certificates(full: Path, broken: Path, full_state: Path, broken_stat
                 continue
             referenced += 1
             per_kind[d.kind] += 1
-            cov = coverage(r, r.symbol(d.symbol_id), d, None, None)
+            cov = coverage(r, r.symbol(d.symbol_id), d, None, None, callers=False)   # blockers: the references'
             if not cov["referenceCoverage"]:
                 for place in (cov.get("coverageBlockers") or {}).get("places", [])[:1]:
                     blockers[place.get("reason", "?")] += 1
+                    by_reason[_reason_key(place.get("reason", ""))] += 1
+                    by_name[(d.kind, place.get("name") or "*", _reason_key(place.get("reason", "")))] += 1
                 continue
             certified += 1
             per_kind_certified[d.kind] += 1
@@ -200,8 +204,21 @@ def measure_certificates(full: Path, broken: Path, full_state: Path, broken_stat
         "certified_share": certified / referenced if referenced else None,
         "false_certificates": len(false), "false": false[:50],
         "per_kind": {k: {"referenced": n, "certified": per_kind_certified[k]} for k, n in per_kind.most_common()},
+        "uncertified_by_reason": dict(by_reason.most_common()),
+        "uncertified_top_names": [{"kind": k, "name": n, "reason": why, "declarations": c}
+                                  for (k, n, why), c in by_name.most_common(40)],
         "first_blocker_reasons": dict(blockers),
     }
+
+
+_REASON_KEYS = (("could not bind", "unbound"), ("bound with an argument type", "uncertain_call"),
+                ("supertypes are not all resolved", "incomplete_hierarchy"), ("syntax error", "syntax"),
+                ("Javadoc", "javadoc"), ("any name in this file", "whole_file"))
+
+
+def _reason_key(text: str) -> str:
+    """The reason (pybridge.facts.BLOCK_REASONS, or whole_file) a coverage blocker's text says."""
+    return next((key for words, key in _REASON_KEYS if words in text), "?")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,6 +58,12 @@ BLOCK_REASONS = (
     "javadoc",               # a Javadoc reference that did not resolve
 )
 
+# What a blocked token can name (Blocked.can_name, a mask; dev.pybridge.indexer.NameBlocks).
+CAN_NAME_TYPE, CAN_NAME_METHOD, CAN_NAME_CONSTRUCTOR, CAN_NAME_FIELD, CAN_NAME_VARIABLE = 1, 2, 4, 8, 16
+CAN_NAME_ALL = 31
+# Flag of an incomplete-hierarchy token: only interfaces are missing from the types it was looked up in.
+CAN_NAME_VIA_INTERFACES = 32
+
 
 def utf16_len(text: str) -> int:
     """The length of `text` in UTF-16 code units (what LSP characters count)."""
@@ -127,12 +133,13 @@ class Problem(NamedTuple):
 
 
 class Blocked(NamedTuple):
-    """A simple name that a file leaves unaccounted for: an occurrence that could
+    """An identifier token that a file leaves unaccounted for: an occurrence that could
     be a reference the compiler did not bind, or bound uncertainly."""
     name: str
-    reason: str              # one of BLOCK_REASONS: that of the first occurrence
-    span: Span               # the first occurrence
-    count: int  # type: ignore[assignment]  # how many occurrences; shadows tuple.count, never called on it
+    reason: str              # one of BLOCK_REASONS
+    span: Span               # the token
+    can_name: int            # CAN_NAME_* mask: the kinds of declaration it can name there
+    arity: int               # the number of arguments of the call it names; -1: no call, or unknown
 
 
 @dataclass
@@ -146,5 +153,5 @@ class FileFacts:
     # Library/JDK declarations referenced from this file: key -> (kind, dotted, scip)
     external: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     failure: str | None = None               # set when the visitor failed on this file
-    # The names this file leaves unaccounted for, one entry per name (empty when complete).
+    # The tokens this file leaves unaccounted for, one entry per token (empty when complete).
     blocked: list[Blocked] = field(default_factory=list)

@@ -12,7 +12,10 @@ positions (0-based line and UTF-16 character, end exclusive). Declarations
 read `def KIND name`; flags follow in brackets ([import], [javadoc],
 [generated]). A
 name the file leaves unaccounted for (coverage, DESIGN section 8) reads
-`blocks 'name' (reason, N occurrences)` under its first occurrence.
+`blocks 'name' (reason; what it can name)` under each token: `any`, or
+some of type, method, constructor, field, variable (`/N`: a call of N
+arguments; `via interfaces`: only interfaces are missing where it was
+looked up).
 Targets are named by their dotted path (methods with their parameter types);
 a target with no declaration in the indexed files is named by its binding key.
 """
@@ -22,7 +25,32 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_IMPORT, REF_IN_JAVADOC, FileFacts, Span, codepoints
+from pybridge.facts import (
+    CAN_NAME_ALL,
+    CAN_NAME_CONSTRUCTOR,
+    CAN_NAME_FIELD,
+    CAN_NAME_METHOD,
+    CAN_NAME_TYPE,
+    CAN_NAME_VARIABLE,
+    CAN_NAME_VIA_INTERFACES,
+    DECL_GENERATED,
+    REF_IN_GENERATED,
+    REF_IN_IMPORT,
+    REF_IN_JAVADOC,
+    FileFacts,
+    Span,
+    codepoints,
+)
+
+_CAN_NAME = ((CAN_NAME_TYPE, "type"), (CAN_NAME_METHOD, "method"), (CAN_NAME_CONSTRUCTOR, "constructor"),
+             (CAN_NAME_FIELD, "field"), (CAN_NAME_VARIABLE, "variable"))
+
+
+def can_name(mask: int, arity: int) -> str:
+    """What a blocked token can name, as the goldens read it: `method/2`, `type|field`, `any`."""
+    what = "any" if mask & CAN_NAME_ALL == CAN_NAME_ALL else "|".join(n for bit, n in _CAN_NAME if mask & bit)
+    return (what + (f"/{arity}" if arity >= 0 else "")
+            + (" via interfaces" if mask & CAN_NAME_VIA_INTERFACES else ""))
 
 
 def build_names(all_files: Iterable[FileFacts]) -> dict[str, str]:
@@ -81,9 +109,8 @@ def render_file(source: str, facts: FileFacts, names: dict[str, str]) -> str:
         label = f"error {p.kind}" + (f" '{p.name}'" if p.name else "") + f": {p.message}"
         markers[p.span.start_line].append((p.span.start_char, 3, label, p.span))
     for b in facts.blocked:
-        times = f", {b.count} occurrences" if b.count > 1 else ""
         markers[b.span.start_line].append(
-            (b.span.start_char, 4, f"blocks '{b.name}' ({b.reason}{times})", b.span))
+            (b.span.start_char, 4, f"blocks '{b.name}' ({b.reason}; {can_name(b.can_name, b.arity)})", b.span))
 
     lines = source.split("\n")
     out: list[str] = []

@@ -40,7 +40,7 @@ def _payload() -> dict:
     rels = [1, S["Lp/A;"], S["Ljava/lang/String;"]]
     probs = [1, S["X"], S["cannot resolve X"], 4, 2, 4, 3, 1]
     exts = [S["Ljava/lang/String;"], 0, S["java.lang.String"], S["scip String"]]
-    blocks = [S["Y"], 2, 6, 1, 6, 2, 3]
+    blocks = [S["Y"], 2, 6, 1, 6, 2, 41, 1]
     files = [S["/w/A.java"], 1, 0, 2, 0, 2, 0, 1, 0, 1, 0, 1, S["boom"], 0, 1]
     assert (len(decls), len(refs), len(rels), len(probs), len(exts), len(blocks), len(files)) == (
         2 * DECL_WIDTH, 2 * REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH, FILE_WIDTH)
@@ -64,7 +64,7 @@ EXPECTED = FileFacts(
     relations=[Relation("implements", "Lp/A;", "Ljava/lang/String;")],
     problems=[Problem("unresolved_type", "X", "cannot resolve X", Span(4, 2, 4, 3), True)],
     external={"Ljava/lang/String;": ("CLASS", "java.lang.String", "scip String")},
-    blocked=[Blocked("Y", "incomplete_hierarchy", Span(6, 1, 6, 2), 3)],
+    blocked=[Blocked("Y", "incomplete_hierarchy", Span(6, 1, 6, 2), 41, 1)],
 )
 
 
@@ -108,8 +108,8 @@ def test_decoded_facts_stage_into_rows_with_every_column(tmp_path):
         (1, sym["Lp/A;"], sym["Ljava/lang/String;"])]
     assert conn.execute("SELECT kind, name, message, line, col, dline, end_col, is_error FROM problems").fetchall() \
         == [(1, "X", "cannot resolve X", 4, 2, 0, 3, 1)]
-    assert conn.execute("SELECT name, reason, line, col, dline, end_col, count FROM blocked_names").fetchall() \
-        == [("Y", 2, 6, 1, 0, 2, 3)]
+    assert conn.execute("SELECT name, reason, line, col, dline, end_col, count, can_name, arity"
+                        " FROM blocked_names").fetchall() == [("Y", 2, 6, 1, 0, 2, 1, 41, 1)]
     assert conn.execute("SELECT path, size, binding_complete, failure, n_declarations, n_references, n_relations,"
                         " n_problems FROM file_versions").fetchall() == [("A.java", 42, 1, "boom", 2, 2, 1, 1)]
     conn.close()

@@ -499,7 +499,8 @@ ALL_MIGRATIONS = [name for name, _ in MIGRATIONS]
 
 
 def test_migrations_are_recorded_and_not_applied_again_on_reopen(tmp_path):
-    assert ALL_MIGRATIONS[:3] == ["0001_initial", "0002_incremental", "0003_blocked_names"]
+    assert ALL_MIGRATIONS[:5] == ["0001_initial", "0002_incremental", "0003_blocked_names", "0004_checkouts",
+                                  "0005_blocked_occurrences"]
     path = tmp_path / "store.sqlite"
     with Store.open(path) as s:
         assert s.applied_migrations() == ALL_MIGRATIONS
@@ -511,6 +512,31 @@ def test_migrations_are_recorded_and_not_applied_again_on_reopen(tmp_path):
     assert conn.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(ALL_MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_blocked_names_of_one_row_per_name_migrate_to_rows_that_can_name_anything(tmp_path):
+    # 0005_blocked_occurrences: a row stored as one per name (its first token and how many)
+    # keeps standing for all its tokens, and can name any kind, with no arity
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+                 " applied_at TEXT NOT NULL)")
+    for name, fn in MIGRATIONS[:3]:
+        fn(conn)
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (name,))
+    conn.execute("INSERT INTO generations (id, number, state, created_at, snapshot, meta) VALUES"
+                 " (1, 1, 1, 'x', '{}', '{}')")
+    conn.execute("INSERT INTO file_versions (id, digest, path, module, scope, content_sha256, size,"
+                 " binding_complete, n_declarations, n_references, n_relations, n_problems, names_recorded)"
+                 " VALUES (1, x'00', 'A.java', 'm', 'main', 's', 1, 0, 0, 0, 0, 0, 1)")
+    conn.execute("INSERT INTO manifest VALUES (1, 1)")
+    conn.execute("UPDATE current SET generation_id = 1, last_number = 1")
+    conn.execute("INSERT INTO blocked_names VALUES (1, 'take', 1, 4, 8, 0, 12, 3)")
+    conn.close()
+    with Store.open(path) as store, store.reader() as r:
+        [row] = r.blocked(["take"])
+        assert (row.path, row.reason, row.span, row.count, row.can_name, row.arity) == (
+            "A.java", "uncertain_call", Span(4, 8, 4, 12), 3, 31, -1)
 
 
 def test_a_store_written_by_a_newer_pybridge_is_refused(tmp_path):

@@ -2,9 +2,11 @@
 
 `referenceCoverage` for a module/scope filter is true when no source file in
 the filter leaves the symbol's simple name (a constructor's: its class's
-name) unaccounted for. The indexer records, per file, the names it leaves
+name) unaccounted for. The indexer records, per file, each token it leaves
 unaccounted for (`dev.pybridge.indexer.NameBlocks`, the store's
-`blocked_names`):
+`blocked_names`), with what it can name there and, for a call, its number
+of arguments (`_discharge` masks each token by them; docs/design.md,
+"Certificates when a dependency is missing"):
 
 - `unbound`: an identifier token the compiler could not bind (a member
   reached through an unresolved type, an unresolved name);
@@ -30,12 +32,15 @@ field is read through a public accessor.
 
 `callerCoverage` (methods and constructors; null otherwise) is the same
 check for the method and every method it overrides, transitively, since a
-call through a supertype's declaration may dispatch here.
+call through a supertype's declaration may dispatch here; a name looked up
+in an incomplete hierarchy blocks it whatever type declares it, since the
+missing member it may be bound to may be one this method overrides.
 
 `coverageBlockers` is `{"count": N, "places": [...first 20: {path, line,
 character, name, reason}]}` here, 0-based (`name`: the blocked simple name, or
-null when the whole file blocks); one place per file and name (its first
-occurrence), and `count` counts every occurrence. The tools answer each place
+null when the whole file blocks); one place per blocked token (a row stored
+before tokens were recorded one by one: per file and name, at its first
+token), and `count` counts every token. The tools answer each place
 with flat, 1-based `line` and `column` (`view.View.flat_blockers`, DESIGN
 section 7).
 """
@@ -45,6 +50,15 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from pybridge.facts import (
+    CAN_NAME_ALL,
+    CAN_NAME_CONSTRUCTOR,
+    CAN_NAME_FIELD,
+    CAN_NAME_METHOD,
+    CAN_NAME_TYPE,
+    CAN_NAME_VARIABLE,
+    CAN_NAME_VIA_INTERFACES,
+)
 from pybridge.store import BlockedRow, DeclRow, Reader, SymbolInfo, scope_matches
 
 from .view import CALLABLE_KINDS
@@ -126,19 +140,95 @@ class _Blockers:
                     "name": b.name, "reason": _WHY[b.reason].format(name=b.name, times=times)})
 
 
-def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[BlockedRow], bool]:
-    """Whether a blocked row cannot hide a reference to this symbol: the per-token mask.
+# What a token must be able to name (pybridge.facts.CAN_NAME_*) to name a declaration of a kind;
+# a record component (a field and its accessor) and a kind not listed: anything.
+_CAN_NAME = {
+    **dict.fromkeys(("CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "TYPE_PARAMETER"), CAN_NAME_TYPE),
+    "METHOD": CAN_NAME_METHOD, "CONSTRUCTOR": CAN_NAME_CONSTRUCTOR,
+    "FIELD": CAN_NAME_FIELD, "ENUM_CONSTANT": CAN_NAME_FIELD,
+    "PARAMETER": CAN_NAME_VARIABLE, "LOCAL": CAN_NAME_VARIABLE,
+}
+STATIC, FINAL = 0x0008, 0x0010      # JDT Modifier.STATIC, Modifier.FINAL
+_MEMBER_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "METHOD", "FIELD",
+                           "ENUM_CONSTANT", "RECORD_COMPONENT"})
 
-    Only a row of one occurrence is exact (a row keeps the reason and position of its first
-    occurrence): that token is the only one it stands for. A bound token already recorded as
-    a reference to this very symbol hides nothing from its answer: an uncertain call bound to
-    this overload, a name bound to this member of a type whose supertypes are not all
-    resolved (code a syntax error damaged blocks whatever it was bound to). And a Javadoc
-    reference (`@link`, `@see`) names a type, member or package, never a parameter or local
-    variable.
+
+def _parameters(decl: DeclRow | None) -> tuple[int, bool] | None:
+    """A method's or constructor's number of parameters and whether it is varargs, from its
+    display (`greet(String, int...)`: erasures, so no comma but between parameters)."""
+    if decl is None or decl.kind not in CALLABLE_KINDS or not decl.display.endswith(")"):
+        return None
+    inside = decl.display[decl.display.index("(") + 1:-1].strip()
+    if not inside:
+        return 0, False
+    params = inside.split(",")
+    return len(params), params[-1].strip().endswith("...")
+
+
+def _accepts(params: tuple[int, bool], arity: int) -> bool:
+    n, varargs = params
+    return arity == n or (varargs and arity >= n - 1)
+
+
+def _inheritable(r: Reader, decl: DeclRow | None, via_interfaces: bool) -> bool:
+    """Whether `decl` can be a member that a type inherits through a supertype that is missing
+    (only interfaces when `via_interfaces`): it is a member (a constructor: of a member class)
+    of a type the missing one can extend (an interface: of an interface), and not private (a
+    static method of an interface is not inherited either). Anything else a lookup through
+    the missing supertype cannot reach: what it finds is the compiler's binding, or a
+    member of the missing code, which is no declaration of the workspace."""
+    if decl is None:
+        return True
+    member = decl
+    if decl.kind == "CONSTRUCTOR":
+        if decl.container_id is None:
+            return True
+        found = r.declarations(symbol=decl.container_id, limit=1)
+        if not found:
+            return True
+        member = found[0]
+    if member.kind not in _MEMBER_KINDS:
+        return False
+    if member.modifiers & PRIVATE:
+        return False
+    if member.container_id in (None, member.symbol_id):
+        return False                   # a top-level type (its own container): no member of any type
+    owners = r.declarations(symbol=member.container_id, limit=1)
+    if not owners:
+        return True
+    owner = owners[0]
+    if (owner.scip or "").startswith("local ") or owner.modifiers & PRIVATE:
+        return False                   # a local, anonymous or private class: no missing type extends it
+    interface = owner.kind in ("INTERFACE", "ANNOTATION")
+    if interface and member.kind == "METHOD" and member.modifiers & STATIC:
+        return False
+    if via_interfaces:
+        return interface
+    return interface or (owner.kind == "CLASS" and not owner.modifiers & FINAL)
+
+
+def _discharge(r: Reader, info: SymbolInfo, decl: DeclRow | None, kind: str | None,
+               callers: bool) -> Callable[[BlockedRow], bool]:
+    """Whether a blocked token cannot hide a reference to this symbol: the per-token mask.
+
+    A token stands only for the kinds of declaration it can name where it stands
+    (`can_name`: a called name names a method, `expr.f` a field, …) and, when it names a
+    call, only for methods and constructors that take that many arguments. A bound token
+    already recorded as a reference to this very symbol hides nothing from its answer: an
+    uncertain call bound to this overload, a name bound to this member of a type whose
+    supertypes are not all resolved (code a syntax error damaged blocks whatever it was
+    bound to). A name looked up in a type whose supertypes are not all resolved can only
+    be bound otherwise to a member inherited through the missing supertype
+    (`_inheritable`); for callers (`callers`) it stays blocked, since the missing member
+    it may be bound to may be one this method overrides. A Javadoc reference (`@link`,
+    `@see`) never names a parameter or local variable. A row stored before pybridge
+    recorded tokens one by one stands for all its tokens, so only its first is known.
     """
     variable = kind in ("PARAMETER", "LOCAL")
+    wants = _CAN_NAME.get(kind or "", CAN_NAME_ALL)
+    params = _parameters(decl) if kind in CALLABLE_KINDS else None
     mine: set[tuple[str, int, int]] | None = None
+    inheritable: dict[bool, bool] = {}
 
     def discharged(b: BlockedRow) -> bool:
         nonlocal mine
@@ -146,8 +236,18 @@ def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[Block
             return False
         if variable and b.reason == "javadoc":
             return True
+        if not b.can_name & wants:
+            return True
+        if params is not None and b.arity >= 0 and not _accepts(params, b.arity):
+            return True
         if b.reason not in BOUND_REASONS:
             return False
+        if b.reason == "incomplete_hierarchy" and not callers:
+            via = bool(b.can_name & CAN_NAME_VIA_INTERFACES)
+            if via not in inheritable:
+                inheritable[via] = _inheritable(r, decl, via)
+            if not inheritable[via]:
+                return True
         if mine is None:
             mine = {(x.path, x.span.start_line, x.span.start_char) for x in r.references(info.id)}
         return (b.path, b.span.start_line, b.span.start_char) in mine
@@ -156,8 +256,9 @@ def _discharge(r: Reader, info: SymbolInfo, kind: str | None) -> Callable[[Block
 
 
 def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | None,
-             scope: str | None, memo: Memo | None = None) -> dict[str, Any]:
-    """The coverage part of `meta` for references to one symbol under a module/scope filter."""
+             scope: str | None, memo: Memo | None = None, callers: bool = True) -> dict[str, Any]:
+    """The coverage part of `meta` for references to one symbol under a module/scope filter
+    (`callers=False`: without `callerCoverage`, so the blockers shown are the references')."""
     name = decl.name if decl is not None else info.name
     names = {name} if name else set()
     path = _file_local(info, decl)
@@ -165,13 +266,16 @@ def coverage(r: Reader, info: SymbolInfo, decl: DeclRow | None, module: str | No
                                  and scope_matches(scope, decl.scope))
     memo = memo or (lambda _key, compute: compute())
     kind = decl.kind if decl is not None else info.kind
-    discharged = _discharge(r, info, kind)
-    ref = _Blockers(r, memo, names, module, scope, path, in_filter, discharged)
-    caller = None
-    if kind in CALLABLE_KINDS:
+    caller = ref = None
+    if kind in CALLABLE_KINDS and callers:
         over = _overridden(r, info.id)
         more = {s.name for s in r.symbols(over).values() if s.name} - names if over else set()
-        caller = ref if not more else _Blockers(r, memo, names | more, module, scope, path, in_filter, discharged)
+        caller = _Blockers(r, memo, names | more, module, scope, path, in_filter,
+                           _discharge(r, info, decl, kind, True))
+        if caller.count == 0 and not more:
+            ref = caller     # the callers' check blocks at least what the references' does
+    if ref is None:
+        ref = _Blockers(r, memo, names, module, scope, path, in_filter, _discharge(r, info, decl, kind, False))
     shown = caller if caller is not None and caller.count > ref.count else ref
     return {
         "referenceCoverage": ref.count == 0,

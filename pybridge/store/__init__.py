@@ -84,7 +84,7 @@ Schema (numbered migrations in `schema.py`, recorded in `migrations`):
 last number), `generations` (per checkout), `file_versions` (digest-unique), `manifest` (generation, file
 version), and per file version `declarations`, `refs`, `relations`,
 `problems`, keyed (file_version_id, ord) WITHOUT ROWID, and `blocked_names`
-keyed (file_version_id, name), kinds as small
+keyed (file_version_id, name, line, col) (one row per blocked token), kinds as small
 integers, spans as four integers.
 
 Positions are 0-based line and UTF-16 character, end exclusive (as in

@@ -81,15 +81,15 @@ def _check(facts: FileFacts, relpath: str) -> None:
     for p in facts.problems:
         if p.kind not in PROBLEM_KIND_CODES:
             raise bad("problem", p.kind)
-    names = set()
+    tokens = set()
     for b in facts.blocked:
         if b.reason not in BLOCK_REASON_CODES:
             raise bad("blocked-name", b.reason)
-        if not b.name or b.name in names:
-            raise StoreError(f"The blocked names of {relpath} hold an empty or repeated name "
+        if not b.name or (b.name, b.span) in tokens:
+            raise StoreError(f"The blocked names of {relpath} hold an empty or repeated token "
                              f"{b.name!r}; the indexer emitted a broken fact, so report it with "
                              f"the file.", path=relpath)
-        names.add(b.name)
+        tokens.add((b.name, b.span))
     for kind, _dotted, _scip in facts.external.values():
         if kind and kind not in DECL_KIND_CODES:
             raise bad("library declaration", kind)

@@ -592,13 +592,13 @@ class Reader:
         q = self._blocked_query(names, module, scope, path)
         rows = self._rows(
             "SELECT f.path AS path, f.module, f.scope, b.name, b.reason, b.line AS line,"
-            " b.col AS col, b.dline, b.end_col, b.count FROM blocked_names b"
+            " b.col AS col, b.dline, b.end_col, b.count, b.can_name, b.arity FROM blocked_names b"
             + _IN_GENERATION.format(t="b")
             + f" WHERE {q.sql()} ORDER BY path, line, col LIMIT {q.param(_limit(limit))}",
             q.params,
         )
         return [BlockedRow(r[0], r[1], r[2], r[3], BLOCK_REASONS[r[4]], _span(r[5], r[6], r[7], r[8]),
-                           r[9]) for r in rows]
+                           r[9], r[10], r[11]) for r in rows]
 
     def count_blocked(self, names: Iterable[str], *, module: str | None = None,
                       scope: str | None = None, path: str | None = None) -> int:

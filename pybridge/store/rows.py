@@ -135,6 +135,8 @@ class BlockedRow:
     module: str
     scope: str
     name: str
-    reason: str              # one of pybridge.facts.BLOCK_REASONS (of the first occurrence)
-    span: Span               # the first occurrence
-    count: int               # occurrences in the file
+    reason: str              # one of pybridge.facts.BLOCK_REASONS
+    span: Span               # the token (the first of `count` in a row migrated from 0003_blocked_names)
+    count: int               # tokens the row stands for: 1 (more only in a migrated row)
+    can_name: int            # pybridge.facts.CAN_NAME_* mask of what the token can name
+    arity: int               # the number of arguments of the call it names; -1: no call, or unknown

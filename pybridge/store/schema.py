@@ -423,6 +423,34 @@ def _checkouts(conn: sqlite3.Connection) -> None:
     """)
 
 
+@migration("0005_blocked_occurrences")
+def _blocked_occurrences(conn: sqlite3.Connection) -> None:
+    _run(conn, """
+    -- One row per blocked token (DESIGN section 8): its name, reason and place, what it can
+    -- name there (can_name: a mask of pybridge.facts.CAN_NAME_*) and the number of arguments
+    -- of the call it names (arity, -1 for none or unknown). Rows of versions stored before
+    -- stand for `count` tokens from their first one, and can name anything.
+    CREATE TABLE blocked_names_new (
+        file_version_id INTEGER NOT NULL REFERENCES file_versions(id) ON DELETE CASCADE,
+        name            TEXT NOT NULL,
+        reason          INTEGER NOT NULL,
+        line            INTEGER NOT NULL,
+        col             INTEGER NOT NULL,
+        dline           INTEGER NOT NULL,
+        end_col         INTEGER NOT NULL,
+        count           INTEGER NOT NULL,
+        can_name        INTEGER NOT NULL,
+        arity           INTEGER NOT NULL,
+        PRIMARY KEY (file_version_id, name, line, col)
+    ) WITHOUT ROWID;
+    INSERT INTO blocked_names_new
+        SELECT file_version_id, name, reason, line, col, dline, end_col, count, 31, -1 FROM blocked_names;
+    DROP TABLE blocked_names;
+    ALTER TABLE blocked_names_new RENAME TO blocked_names;
+    CREATE INDEX blocked_names_by_name ON blocked_names(name, file_version_id)
+    """)
+
+
 # Migrations that rebuild a table another one references: applied with foreign keys off, as
 # SQLite's procedure for other schema changes asks (a DROP TABLE with them on would cascade).
 REBUILDS = frozenset({"0004_checkouts"})

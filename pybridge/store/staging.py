@@ -480,8 +480,8 @@ class Staging:
              for ord_, p in enumerate(canon.problems)],
         )
         conn.executemany(
-            "INSERT INTO blocked_names VALUES (?,?,?, ?,?,?,?, ?)",
-            [(fv, b.name, BLOCK_REASON_CODES[b.reason], *_span(b.span), b.count)
+            "INSERT INTO blocked_names VALUES (?,?,?, ?,?,?,?, ?,?,?)",
+            [(fv, b.name, BLOCK_REASON_CODES[b.reason], *_span(b.span), 1, b.can_name, b.arity)
              for b in canon.blocked],
         )
         return fv

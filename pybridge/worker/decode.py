@@ -26,7 +26,7 @@ from pybridge.facts import (
     Span,
 )
 
-FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 7
+FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 8
 
 
 def _ints(data: bytes) -> array[int]:
@@ -76,7 +76,8 @@ def decode(payload: dict[str, Any]) -> list[FileFacts]:
                        for kind, name, message, l1, c1, e1, f1, error in _rows(probs, row[8], row[9], PROB_WIDTH)]
         for key, kind, dotted, scip in _rows(exts, row[10], row[11], EXT_WIDTH):
             ff.external[s[key]] = (DECL_KINDS[kind] if kind >= 0 else "", s[dotted], s[scip])
-        ff.blocked = [new(Blocked, (s[name], BLOCK_REASONS[reason], new(Span, (l1, c1, e1, f1)), count))
-                      for name, reason, l1, c1, e1, f1, count in _rows(blocks, row[13], row[14], BLOCK_WIDTH)]
+        ff.blocked = [new(Blocked, (s[name], BLOCK_REASONS[reason], new(Span, (l1, c1, e1, f1)), can_name, arity))
+                      for name, reason, l1, c1, e1, f1, can_name, arity
+                      in _rows(blocks, row[13], row[14], BLOCK_WIDTH)]
         out.append(ff)
     return out

@@ -23,8 +23,8 @@ public final class Batch {
     public static final int PROB_WIDTH = 8;
     /** key, kind, dotted, scip: library and JDK declarations that references point at. */
     public static final int EXT_WIDTH = 4;
-    /** name, reason, span[4] (the first occurrence), count: the names a file leaves unaccounted for ({@link NameBlocks}). */
-    public static final int BLOCK_WIDTH = 7;
+    /** name, reason, span[4], canName, arity: one per token a file leaves unaccounted for ({@link NameBlocks}). */
+    public static final int BLOCK_WIDTH = 8;
 
     /** The string table, entries separated by NUL. */
     public final String strings;

@@ -115,12 +115,13 @@ final class FactSink {
         exts.add(str(scip));
     }
 
-    /** A name the file leaves unaccounted for (see {@link NameBlocks}): its first place and how often. */
-    void block(String name, int reason, int[] span, int count) {
+    /** A token the file leaves unaccounted for (see {@link NameBlocks}): what it can name, and its call's arity. */
+    void block(String name, int reason, int[] span, int canName, int arity) {
         blocks.add(str(name));
         blocks.add(reason);
         for (int v : span) blocks.add(v);
-        blocks.add(count);
+        blocks.add(canName);
+        blocks.add(arity);
     }
 
     Batch toBatch(long elapsedMillis) {

@@ -295,13 +295,27 @@ final class FactVisitor extends ASTVisitor {
         IBinding d = b == null ? null : Symbols.declaration(b);
         if (d == null || d.isRecovered() || (d.getKey() == null && !(d instanceof IPackageBinding))) {
             IBinding a = javadocDepth == 0 ? unboundAnnotationName(node) : null;
-            if (a != null) ref(node, a, kindOf(node, a));
-            else if (!cannotNameADeclaration(node)) block(node, javadocDepth > 0 ? NameBlocks.JAVADOC : NameBlocks.UNBOUND);
+            if (a != null) {
+                ref(node, a, kindOf(node, a));
+                return false;
+            }
+            if (cannotNameADeclaration(node)) return false;
+            if (javadocDepth > 0) block(node, NameBlocks.JAVADOC, NameBlocks.ALL & ~NameBlocks.VARIABLE, -1);
+            else block(node, NameBlocks.UNBOUND, importDepth > 0 ? NameBlocks.ALL : canName(node), callArity(node));
             return false;
         }
         int kind = kindOf(node, b);
         if (kind >= 0) ref(node, b, kind);
-        if (javadocDepth == 0 && lookedUpInIncompleteType(node, d)) block(node, NameBlocks.INCOMPLETE_HIERARCHY);
+        int missing = javadocDepth == 0 ? lookedUpInIncompleteType(node, d) : NameBlocks.COMPLETE;
+        if (missing != NameBlocks.COMPLETE) {
+            // javac may bind the token to a member of a missing supertype: one of the same
+            // sort (a method for a method; a field or a member type for either, since a
+            // variable obscures a type of the same name)
+            int what = d instanceof IMethodBinding ? NameBlocks.METHOD
+                    : NameBlocks.TYPE | NameBlocks.FIELD | NameBlocks.CONSTRUCTOR;
+            if (missing == NameBlocks.MISSING_INTERFACES) what |= NameBlocks.VIA_INTERFACES;
+            block(node, NameBlocks.INCOMPLETE_HIERARCHY, what, callArity(node));
+        }
         return false;
     }
 
@@ -321,8 +335,34 @@ final class FactVisitor extends ASTVisitor {
         return null;
     }
 
-    private void block(SimpleName node, int reason) {
-        blocks.block(node.getIdentifier(), reason, node.getStartPosition(), node.getLength());
+    private void block(SimpleName node, int reason, int canName, int arity) {
+        blocks.block(node.getIdentifier(), reason, node.getStartPosition(), node.getLength(), canName, arity);
+    }
+
+    /**
+     * The kinds of declaration an identifier can name where it stands: a method where a
+     * method is called or referenced, a field after a {@code .} of an expression, a field or
+     * (member) type after a qualifier; anywhere else outside Javadoc, a type, variable, field
+     * or (the type of {@code new}) a constructor, never a method. (An import's names, which a
+     * static import makes a method's, are not asked.)
+     */
+    private static int canName(SimpleName node) {
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        if (loc == MethodInvocation.NAME_PROPERTY || loc == SuperMethodInvocation.NAME_PROPERTY
+                || loc == ExpressionMethodReference.NAME_PROPERTY || loc == TypeMethodReference.NAME_PROPERTY
+                || loc == SuperMethodReference.NAME_PROPERTY) return NameBlocks.METHOD;
+        if (loc == FieldAccess.NAME_PROPERTY || loc == SuperFieldAccess.NAME_PROPERTY) return NameBlocks.FIELD;
+        if (loc == QualifiedName.NAME_PROPERTY) return NameBlocks.FIELD | NameBlocks.TYPE | NameBlocks.CONSTRUCTOR;
+        if (loc == MemberValuePair.NAME_PROPERTY) return NameBlocks.ALL;
+        return NameBlocks.ALL & ~NameBlocks.METHOD;
+    }
+
+    /** The number of arguments of the call whose name {@code node} is; -1 when it names no call. */
+    private static int callArity(SimpleName node) {
+        StructuralPropertyDescriptor loc = node.getLocationInParent();
+        if (loc == MethodInvocation.NAME_PROPERTY) return ((MethodInvocation) node.getParent()).arguments().size();
+        if (loc == SuperMethodInvocation.NAME_PROPERTY) return ((SuperMethodInvocation) node.getParent()).arguments().size();
+        return -1;
     }
 
     /**
@@ -356,13 +396,14 @@ final class FactVisitor extends ASTVisitor {
      * Qualified names look in their qualifier's type; simple names in every
      * enclosing type.
      */
-    private boolean lookedUpInIncompleteType(SimpleName node, IBinding d) {
+    private int lookedUpInIncompleteType(SimpleName node, IBinding d) {
+        final int none = NameBlocks.COMPLETE;
         if (d instanceof IVariableBinding) {
-            if (!((IVariableBinding) d).isField()) return false;
+            if (!((IVariableBinding) d).isField()) return none;
         } else if (d instanceof ITypeBinding) {
-            if (((ITypeBinding) d).isTypeVariable()) return false;
+            if (((ITypeBinding) d).isTypeVariable()) return none;
         } else if (!(d instanceof IMethodBinding)) {
-            return false;
+            return none;
         }
         ASTNode p = node.getParent();
         StructuralPropertyDescriptor loc = node.getLocationInParent();
@@ -370,7 +411,7 @@ final class FactVisitor extends ASTVisitor {
         boolean qualified = true;
         if (loc == QualifiedName.NAME_PROPERTY) {
             IBinding q = ((QualifiedName) p).getQualifier().resolveBinding();
-            if (q instanceof IPackageBinding) return false;
+            if (q instanceof IPackageBinding) return none;
             receiver = q instanceof ITypeBinding ? (ITypeBinding) q : ((QualifiedName) p).getQualifier().resolveTypeBinding();
         } else if (loc == FieldAccess.NAME_PROPERTY) {
             receiver = ((FieldAccess) p).getExpression().resolveTypeBinding();
@@ -382,7 +423,7 @@ final class FactVisitor extends ASTVisitor {
             receiver = ((QualifiedType) p).getQualifier().resolveBinding();
         } else if (loc == NameQualifiedType.NAME_PROPERTY) {
             IBinding q = ((NameQualifiedType) p).getQualifier().resolveBinding();
-            if (q instanceof IPackageBinding) return false;
+            if (q instanceof IPackageBinding) return none;
             receiver = q instanceof ITypeBinding ? (ITypeBinding) q : null;
         } else if (loc == ExpressionMethodReference.NAME_PROPERTY) {
             Expression e = ((ExpressionMethodReference) p).getExpression();
@@ -391,27 +432,32 @@ final class FactVisitor extends ASTVisitor {
         } else if (loc == TypeMethodReference.NAME_PROPERTY) {
             receiver = ((TypeMethodReference) p).getType().resolveBinding();
         } else if (loc == MemberValuePair.NAME_PROPERTY) {
-            return false;   // an annotation's element: annotation types have no supertypes to miss
+            return none;   // an annotation's element: annotation types have no supertypes to miss
         } else {
             qualified = false;
         }
         boolean method = d instanceof IMethodBinding;
         ITypeBinding owner = declaringType(d);
         if (qualified) {
-            if (receiver == null) return true;
+            if (receiver == null) return NameBlocks.MISSING_ANY;
             // A field or member type declared in the receiver's type itself hides any inherited one.
-            if (!method && owner != null && receiver.getTypeDeclaration().isEqualTo(owner)) return false;
-            return symbols.incompleteHierarchy(receiver);
+            if (!method && owner != null && receiver.getTypeDeclaration().isEqualTo(owner)) return none;
+            return symbols.missingSupertypes(receiver);
         }
-        // A simple name: Java looks in each enclosing type, innermost first, until one has a member of that name.
+        // A simple name: Java looks in each enclosing type, innermost first, until one has a
+        // member of that name; the types searched before it may hide one in a missing supertype.
+        int missing = none;
         for (Object o : enclosingTypes) {
-            if (o == UNKNOWN_TYPE) return true;
+            if (o == UNKNOWN_TYPE) return NameBlocks.MISSING_ANY;
             ITypeBinding e = (ITypeBinding) o;
-            if (owner != null && e.isEqualTo(owner)) return method && symbols.incompleteHierarchy(e);
-            if (symbols.incompleteHierarchy(e)) return true;
-            if (owner != null && e.isSubTypeCompatible(owner)) return false;
+            if (owner != null && e.isEqualTo(owner)) {
+                return method ? Math.max(missing, symbols.missingSupertypes(e)) : missing;
+            }
+            missing = Math.max(missing, symbols.missingSupertypes(e));
+            if (missing == NameBlocks.MISSING_ANY) return missing;
+            if (owner != null && e.isSubTypeCompatible(owner)) return missing;
         }
-        return false;
+        return missing;
     }
 
     private static ITypeBinding declaringType(IBinding d) {
@@ -475,17 +521,31 @@ final class FactVisitor extends ASTVisitor {
         return false;
     }
 
-    private void uncertainCall(String name, int start, int length) {
-        blocks.block(name, NameBlocks.UNCERTAIN_CALL, start, length);
+    /** A call whose overload is uncertain: it can name a method or constructor of that name taking {@code arity} arguments (-1: any). */
+    private void uncertainCall(String name, int start, int length, int canName, int arity) {
+        blocks.block(name, NameBlocks.UNCERTAIN_CALL, start, length, canName, arity);
+    }
+
+    /**
+     * A method-related error of the compiler on this token (a call it found "not applicable", an ambiguous one):
+     * the binding it left there is its best guess, and javac may bind the call to another overload.
+     */
+    private boolean erroneous(SimpleName name) {
+        int start = name.getStartPosition(), end = start + name.getLength() - 1;
+        for (org.eclipse.jdt.core.compiler.IProblem p : cu.getProblems()) {
+            if (p.isError() && (p.getID() & org.eclipse.jdt.core.compiler.IProblem.MethodRelated) != 0
+                    && p.getSourceStart() <= end && p.getSourceEnd() >= start) return true;
+        }
+        return false;
     }
 
     @Override
     public boolean visit(MethodInvocation node) {
         IMethodBinding m = node.resolveMethodBinding();
-        if (uncertainArguments(node.arguments())
+        if (erroneous(node.getName()) || uncertainArguments(node.arguments())
                 && hasRivalOverload(m, lookupType(node.getExpression(), m), node.arguments().size())) {
             SimpleName n = node.getName();
-            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength(), NameBlocks.METHOD, node.arguments().size());
         }
         return true;
     }
@@ -493,9 +553,9 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public boolean visit(SuperMethodInvocation node) {
         IMethodBinding m = node.resolveMethodBinding();
-        if (uncertainArguments(node.arguments()) && hasRivalOverload(m, null, node.arguments().size())) {
+        if (erroneous(node.getName()) || uncertainArguments(node.arguments()) && hasRivalOverload(m, null, node.arguments().size())) {
             SimpleName n = node.getName();
-            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength());
+            uncertainCall(n.getIdentifier(), n.getStartPosition(), n.getLength(), NameBlocks.METHOD, node.arguments().size());
         }
         return true;
     }
@@ -504,7 +564,7 @@ final class FactVisitor extends ASTVisitor {
     private boolean methodReference(MethodReference node, SimpleName name) {
         ITypeBinding target = node.resolveTypeBinding();
         if (target == null || symbols.uncertainArgument(target)) {
-            uncertainCall(name.getIdentifier(), name.getStartPosition(), name.getLength());
+            uncertainCall(name.getIdentifier(), name.getStartPosition(), name.getLength(), NameBlocks.METHOD, -1);
         }
         return true;
     }
@@ -604,7 +664,8 @@ final class FactVisitor extends ASTVisitor {
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
         if (token != null && (bound == null || bound.isRecovered() || (uncertainArguments(node.arguments())
                 && hasRivalOverload(ctor != null ? ctor : bound, null, node.arguments().size())))) {
-            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength(),
+                    NameBlocks.CONSTRUCTOR, node.arguments().size());
         }
         return true;
     }
@@ -624,7 +685,7 @@ final class FactVisitor extends ASTVisitor {
 
     private void explicitConstructorCall(ASTNode call, IMethodBinding ctor, List<?> arguments, int at, int length, boolean superCall) {
         if (ctor == null || ctor.isRecovered() || (uncertainArguments(arguments) && hasRivalOverload(ctor, null, arguments.size()))) {
-            uncertainCall(constructorName(ctor, call, superCall), at, length);
+            uncertainCall(constructorName(ctor, call, superCall), at, length, NameBlocks.CONSTRUCTOR, arguments.size());
         }
     }
 
@@ -657,7 +718,7 @@ final class FactVisitor extends ASTVisitor {
         ITypeBinding target = node.resolveTypeBinding();
         if (token != null && (ctor == null || ctor.isRecovered() || target == null || symbols.uncertainArgument(target))
                 && !(node.getType() instanceof ArrayType)) {
-            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength());
+            uncertainCall(token.getIdentifier(), token.getStartPosition(), token.getLength(), NameBlocks.CONSTRUCTOR, -1);
         }
         return true;
     }
@@ -968,7 +1029,8 @@ final class FactVisitor extends ASTVisitor {
                 || (uncertainArguments(node.arguments()) && hasRivalOverload(bound, null, node.arguments().size()))) {
             ASTNode e = node.getParent();
             if (e instanceof EnumDeclaration) {
-                uncertainCall(((EnumDeclaration) e).getName().getIdentifier(), node.getName().getStartPosition(), node.getName().getLength());
+                uncertainCall(((EnumDeclaration) e).getName().getIdentifier(), node.getName().getStartPosition(),
+                        node.getName().getLength(), NameBlocks.CONSTRUCTOR, node.arguments().size());
             }
         }
         return true;

@@ -46,41 +46,76 @@ import org.eclipse.jdt.core.compiler.InvalidInputException;
  * Identifier tokens come from JDT's scanner over the file's text, so a token
  * that recovery dropped from the tree is still seen.
  *
- * <p>The facts are one row per blocked name: the reason and position of its
- * first occurrence and the number of occurrences.
+ * <p>The facts are one row per blocked occurrence (token): its name, reason
+ * and position, the kinds of declaration the token can name there (a mask of
+ * {@link #TYPE}, {@link #METHOD}, {@link #CONSTRUCTOR}, {@link #FIELD},
+ * {@link #VARIABLE}, and {@link #VIA_INTERFACES} for a lookup whose missing
+ * supertypes can only be interfaces), and the number of arguments of the call
+ * the token names (-1: not a call, or not known). A token blocked for two
+ * reasons keeps the stronger one, the union of the kinds and the arity only
+ * when both agree.
  */
 final class NameBlocks {
     static final int UNBOUND = 0, UNCERTAIN_CALL = 1, INCOMPLETE_HIERARCHY = 2, SYNTAX = 3, JAVADOC = 4;
+    /** What a blocked token can name (the kinds of declaration javac could bind it to). */
+    static final int TYPE = 1, METHOD = 2, CONSTRUCTOR = 4, FIELD = 8, VARIABLE = 16, ALL = 31;
+    /** Flag of an incomplete-hierarchy token: only interfaces are missing from the types it was looked up in. */
+    static final int VIA_INTERFACES = 32;
+    /** What a lookup may miss (Symbols.missingSupertypes): nothing, only interfaces, any type. */
+    static final int COMPLETE = 0, MISSING_INTERFACES = 1, MISSING_ANY = 2;
 
     /** Contextual keywords: identifiers to the scanner, never a reference where the tree has no name node. */
     private static final Set<String> CONTEXTUAL = new HashSet<>(java.util.Arrays.asList(
             "var", "record", "yield", "sealed", "permits", "non", "when", "module", "open", "requires",
             "transitive", "exports", "opens", "to", "uses", "provides", "with"));
 
-    /** name -> {reason, start, length, count}, in order of first occurrence. */
-    private final Map<String, int[]> byName = new LinkedHashMap<>();
+    /** Token start -> its row, in order of position once sorted at emit. */
+    private final Map<Integer, Occurrence> byToken = new LinkedHashMap<>();
     private final Set<Integer> nameNodes = new HashSet<>();
-    private final Set<Integer> blockedTokens = new HashSet<>();
     private final List<int[]> damaged = new ArrayList<>();
+
+    private static final class Occurrence {
+        final String name;
+        final int start, length;
+        int reason, canName, arity;
+
+        Occurrence(String name, int reason, int start, int length, int canName, int arity) {
+            this.name = name;
+            this.reason = reason;
+            this.start = start;
+            this.length = length;
+            this.canName = canName;
+            this.arity = arity;
+        }
+    }
 
     /** A SimpleName node starts here (so its token is in the tree). */
     void node(int start) {
         nameNodes.add(start);
     }
 
+    /** A token that may name any kind of declaration (a scanned token, code a syntax error damaged). */
     void block(String name, int reason, int start, int length) {
-        if (name == null || name.isEmpty() || !blockedTokens.add(start)) return;   // a token counts once
-        int[] row = byName.get(name);
-        if (row == null) {
-            byName.put(name, new int[] {reason, start, length, 1});
-        } else {
-            row[3]++;
-            if (start < row[1]) {
-                row[0] = reason;
-                row[1] = start;
-                row[2] = length;
-            }
+        block(name, reason, start, length, ALL, -1);
+    }
+
+    void block(String name, int reason, int start, int length, int canName, int arity) {
+        if (name == null || name.isEmpty()) return;
+        Occurrence o = byToken.get(start);
+        if (o == null) {
+            byToken.put(start, new Occurrence(name, reason, start, length, canName, arity));
+            return;
         }
+        // The same token blocked again (a call's token, then its name): whatever either allows.
+        int via = o.canName & canName & VIA_INTERFACES;
+        o.canName = ((o.canName | canName) & ALL) | via;
+        if (o.arity != arity) o.arity = -1;
+        if (strength(reason) > strength(o.reason)) o.reason = reason;
+    }
+
+    /** How much a reason blocks: a bound token (incomplete hierarchy, then uncertain call) the least. */
+    private static int strength(int reason) {
+        return reason == INCOMPLETE_HIERARCHY ? 0 : reason == UNCERTAIN_CALL ? 1 : 2;
     }
 
     /** [start, end) was damaged by a syntax error: every identifier token in it blocks. */
@@ -135,11 +170,12 @@ final class NameBlocks {
                 || token == ITerminalSymbols.TokenNameRestrictedIdentifierWhen;
     }
 
-    /** Emits one row per blocked name. */
+    /** Emits one row per blocked token, by position. */
     void emit(FactSink sink, FactVisitor spans) {
-        for (Map.Entry<String, int[]> e : byName.entrySet()) {
-            int[] r = e.getValue();
-            sink.block(e.getKey(), r[0], spans.span(r[1], r[2]), r[3]);
+        List<Occurrence> all = new ArrayList<>(byToken.values());
+        all.sort((a, b) -> Integer.compare(a.start, b.start));
+        for (Occurrence o : all) {
+            sink.block(o.name, o.reason, spans.span(o.start, o.length), o.canName, o.arity);
         }
     }
 }

@@ -24,8 +24,8 @@ import org.eclipse.jdt.core.dom.IVariableBinding;
 final class Symbols {
     private final Map<String, String> scipCache = new HashMap<>();
     private final Map<String, String> localIds = new HashMap<>();
-    /** Type declaration key -> whether a supertype, direct or not, is unresolved (for the whole request). */
-    private final Map<String, Boolean> incompleteHierarchies = new HashMap<>();
+    /** Type declaration key -> what of its supertypes, direct or not, is unresolved (for the whole request). */
+    private final Map<String, Integer> incompleteHierarchies = new HashMap<>();
     private int nextLocal;
 
     /**
@@ -38,29 +38,51 @@ final class Symbols {
      * not see: {@code t}, or one of its supertypes, is unresolved.
      */
     boolean incompleteHierarchy(ITypeBinding t) {
-        if (t == null) return false;
-        if (t.isRecovered()) return true;
-        if (t.isPrimitive() || t.isNullType()) return false;
-        if (t.isArray()) return incompleteHierarchy(t.getElementType());
-        if (t.isWildcardType()) return incompleteHierarchy(t.getBound());
+        return missingSupertypes(t) != NameBlocks.COMPLETE;
+    }
+
+    /**
+     * What a member looked up in {@code t} may come from that the compiler could not see:
+     * {@link NameBlocks#COMPLETE} (nothing), {@link NameBlocks#MISSING_INTERFACES} (only
+     * unresolved types named where an interface must be: a class's {@code implements}
+     * clause or an interface's {@code extends} clause; an interface inherits only from
+     * interfaces), or {@link NameBlocks#MISSING_ANY} ({@code t} itself, a superclass or a
+     * type variable's bound is unresolved: any type may be among the missing supertypes).
+     */
+    int missingSupertypes(ITypeBinding t) {
+        if (t == null) return NameBlocks.COMPLETE;
+        if (t.isRecovered()) return NameBlocks.MISSING_ANY;
+        if (t.isPrimitive() || t.isNullType()) return NameBlocks.COMPLETE;
+        if (t.isArray()) return missingSupertypes(t.getElementType());
+        if (t.isWildcardType()) return missingSupertypes(t.getBound());
         if (t.isTypeVariable() || t.isCapture()) {
-            for (ITypeBinding b : t.getTypeBounds()) {
-                if (b.isRecovered()) return true;
-            }
-            return false;
+            return boundsMissing(t, new java.util.HashSet<>());
         }
         ITypeBinding d = t.getTypeDeclaration();
         String key = d.getKey();
-        if (key == null) return d.isRecovered();
-        Boolean known = incompleteHierarchies.get(key);
+        if (key == null) return d.isRecovered() ? NameBlocks.MISSING_ANY : NameBlocks.COMPLETE;
+        Integer known = incompleteHierarchies.get(key);
         if (known != null) return known;
-        incompleteHierarchies.put(key, Boolean.FALSE);   // a cycle (only in broken code) ends here
-        boolean out = d.isRecovered() || incompleteHierarchy(d.getSuperclass());
+        incompleteHierarchies.put(key, NameBlocks.COMPLETE);   // a cycle (only in broken code) ends here
+        int out = d.isRecovered() ? NameBlocks.MISSING_ANY : NameBlocks.COMPLETE;
+        ITypeBinding sup = d.getSuperclass();
+        if (sup != null) out = Math.max(out, missingSupertypes(sup));
         for (ITypeBinding i : d.getInterfaces()) {
-            if (out) break;
-            out = incompleteHierarchy(i);
+            if (out == NameBlocks.MISSING_ANY) break;
+            out = Math.max(out, i.isRecovered() ? NameBlocks.MISSING_INTERFACES : missingSupertypes(i));
         }
         incompleteHierarchies.put(key, out);
+        return out;
+    }
+
+    /** {@link #missingSupertypes} of a type variable: the most its bounds (a bound may be another variable) miss. */
+    private int boundsMissing(ITypeBinding t, java.util.Set<ITypeBinding> seen) {
+        if (!seen.add(t)) return NameBlocks.COMPLETE;
+        int out = NameBlocks.COMPLETE;
+        for (ITypeBinding b : t.getTypeBounds()) {
+            if (b.isRecovered()) return NameBlocks.MISSING_ANY;
+            out = Math.max(out, b.isTypeVariable() || b.isCapture() ? boundsMissing(b, seen) : missingSupertypes(b));
+        }
         return out;
     }
 
