@@ -1,8 +1,9 @@
 """Where a one-file edit's sync spends its time, per phase (issue 27 part 2: profile first).
 
     .venv/bin/python bench/edit_phases.py            # guava (627 files), four edits
+    .venv/bin/python bench/edit_phases.py --workspace hibernate-core   # 6,238 files, issue 27's four files
 
-Copies the guava workspace (bench/workspaces.py, built from Maven Central when missing) to a
+Copies the workspace (guava by default) (bench/workspaces.py, built from Maven Central when missing) to a
 scratch folder, syncs it once with a warm worker (as `serve` keeps one), then adds a method to
 each of a few much-used files, one at a time, and syncs after each: prints the sync's wall time,
 the files it re-indexed and its phase timings (`SyncResult.timings`: fingerprint = the snapshot,
@@ -14,6 +15,7 @@ alone. PYBRIDGE_SNAPSHOT_REUSE=0 makes the syncs hash every file (before/after: 
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import sys
@@ -28,16 +30,26 @@ from pybridge.sync.snapshot import changes, reuse_enabled, take
 from pybridge.worker import Worker
 from pybridge.workspace import load_workspace
 
-FILES = ["src/main/java/com/google/common/base/Preconditions.java",
-         "src/main/java/com/google/common/collect/ImmutableList.java",
-         "src/main/java/com/google/common/base/Strings.java",
-         "src/main/java/com/google/common/collect/Lists.java"]
+FILES = {
+    "guava": ["src/main/java/com/google/common/base/Preconditions.java",
+              "src/main/java/com/google/common/collect/ImmutableList.java",
+              "src/main/java/com/google/common/base/Strings.java",
+              "src/main/java/com/google/common/collect/Lists.java"],
+    # the files of issue 27's edits on its held-out 5,200-file module
+    "hibernate-core": ["src/main/java/org/hibernate/internal/util/StringHelper.java",
+                       "src/main/java/org/hibernate/internal/SessionImpl.java",
+                       "src/main/java/org/hibernate/Session.java",
+                       "src/main/java/org/hibernate/query/spi/AbstractQuery.java"],
+}
 
 
 def main() -> None:
-    source = workspaces.ensure(workspaces.ARTIFACTS["guava"], lambda m: print(m, file=sys.stderr))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workspace", default="guava", choices=sorted(FILES))
+    name = ap.parse_args().workspace
+    source = workspaces.ensure(workspaces.ARTIFACTS[name], lambda m: print(m, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="pybridge-edit-phases-") as tmp:
-        root, state = Path(tmp) / "guava", Path(tmp) / "state"
+        root, state = Path(tmp) / name, Path(tmp) / "state"
         shutil.copytree(source, root)
         rows = []
         with Worker() as w:
@@ -45,7 +57,7 @@ def main() -> None:
             r = sync(root, state_dir=state, worker=w)
             rows.append({"edit": "(first sync)", "seconds": round(time.perf_counter() - t, 3),
                          "reindexed": r.reindexed_files, "phases": {k: round(v, 3) for k, v in r.timings.items()}})
-            for i, rel in enumerate(FILES):
+            for i, rel in enumerate(FILES[name]):
                 path = root / rel
                 text = path.read_text(encoding="utf-8")
                 cut = text.rstrip().rfind("}")
@@ -66,7 +78,8 @@ def main() -> None:
         t = time.perf_counter()
         changes(snap)
         swept = time.perf_counter() - t
-    print(json.dumps({"snapshot_reuse": reuse_enabled(), "edits": rows, "take_seconds": round(took, 3),
+    print(json.dumps({"workspace": name, "snapshot_reuse": reuse_enabled(), "edits": rows,
+                      "take_seconds": round(took, 3),
                       "take_with_previous_seconds": round(reused, 3), "sweep_seconds": round(swept, 4)}, indent=1))
 
 

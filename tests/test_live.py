@@ -23,6 +23,7 @@ from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
 from pybridge.sync import snapshot as snapshot_module
+from pybridge.sync.planner import forget_placements
 from pybridge.sync.snapshot import changes, take
 from pybridge.workspace import load_workspace
 from tests.incremental_edits import differences
@@ -448,6 +449,32 @@ def test_a_sync_after_a_one_file_edit_hashes_only_that_file(reactor, worker, mon
     result, opened = _opened_sources(lambda: sync(root, state_dir=state, worker=worker), whole=True)
     assert result.published
     assert [p for p in opened if p.endswith(".java")] == [str(root / APP)]
+
+
+def test_an_edit_sync_of_a_warm_process_opens_only_the_edited_file(reactor, worker, monkeypatch):
+    """The planner's placement (each file's package, read from its first 4 KB) is cached by the
+    snapshot's digest: once one incremental sync has read the module, the next edit's sync opens,
+    of the workspace's sources, the edited file alone (PYBRIDGE_PLACEMENT_CACHE=0: every file)."""
+    root, _home = reactor
+    state = default_state_dir(root)
+    monkeypatch.setattr(snapshot_module, "RACY_MARGIN_NS", 10_000_000)    # as in the test above
+    time.sleep(0.05)
+    forget_placements()
+    sync(root, state_dir=state, worker=worker)
+    sources = len(take(load_workspace(root)).files)
+    for i, cache in enumerate(("1", "1", "0")):
+        monkeypatch.setenv("PYBRIDGE_PLACEMENT_CACHE", cache)
+        (root / APP).write_text((root / APP).read_text(encoding="utf-8") + f"\n// edited {i}\n", encoding="utf-8")
+        result, opened = _opened_sources(lambda: sync(root, state_dir=state, worker=worker))
+        assert result.published
+        java = [p for p in opened if p.endswith(".java")]
+        if i == 1:      # the cache holds every other file's package: only the edited file is read
+            assert java == [str(root / APP)]
+        else:           # the process's first incremental sync, and no cache: placement opens every file
+            assert len(java) == sources > 2
+    fresh_state = root.parent / "fresh-state"
+    fresh = sync(root, state_dir=fresh_state, worker=worker)
+    assert fresh.published and differences(store_path(state), store_path(fresh_state)) == []
 
 
 def test_the_sweep_sees_a_new_source_root_a_generated_one_and_a_root_replaced_by_a_link(tree):

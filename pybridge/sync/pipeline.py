@@ -527,7 +527,10 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
     staged = _Staged()
     propagation = None if todo.full or reader is None else Propagation(reader, inputs.files, inputs.visible)
     encodings = {job: module.encoding for job, (module, _cp) in inputs.jobs.items()}
-    units = None if propagation is None else Units(inputs.files, inputs.roots, inputs.visible, encodings)
+    t = time.perf_counter()
+    digests = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
+    units = None if propagation is None else Units(inputs.files, inputs.roots, inputs.visible, encodings, digests)
+    run.timings["placement"] = time.perf_counter() - t
     done: set[str] = set()
     batch = set(todo.first)
     deleted = set(todo.deleted)    # a deletion alone affects other files too
@@ -651,7 +654,9 @@ def _codec(encoding: str) -> str:
 def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: GenerationMeta) -> int:
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
+    t = time.perf_counter()
     changed = snapshots.changes(snap)
+    run.timings["sweep"] = time.perf_counter() - t
     if changed:
         raise StaleSnapshotError(changed)
     faults.hit("sync.before_publish")

@@ -79,10 +79,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from pybridge.errors import PybridgeError
 from pybridge.store import Reader
 from pybridge.workspace import ClasspathResult
 
@@ -315,12 +317,12 @@ class Units:
     and the files compiled along only, whose facts an earlier round staged."""
 
     def __init__(self, files: dict[str, FileEntry], roots: dict[Job, list[Path]], visible: dict[Job, set[Job]],
-                 encodings: dict[Job, str]) -> None:
+                 encodings: dict[Job, str], digests: Mapping[str, str] | None = None) -> None:
         self.files = files
         self.by_job: dict[Job, set[str]] = {}
         for rel, entry in files.items():
             self.by_job.setdefault((entry.module, entry.scope), set()).add(rel)
-        self.placement = placement(files, roots, encodings)
+        self.placement = placement(files, roots, encodings, digests)
         self.whole = {viewer for job, paths in self.placement.misplaced.items() if paths
                       for viewer in visible.get(job, ())}
 
@@ -346,10 +348,50 @@ class Placement:
     along: dict[Job, set[str]] = field(default_factory=dict)
 
 
-def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str]) -> Placement:
+PLACEMENT_CACHE_ENV = "PYBRIDGE_PLACEMENT_CACHE"
+# What placement read from a file's bytes, by (sha256 of the content, codec): the package its beginning
+# declares (None: it cannot tell) and, once read whole (a misplaced file), the type names it may declare.
+# Content-addressed, so never stale; kept by the process (the live index's warm `serve`), bounded.
+_PACKAGES: dict[tuple[str, str], str | None] = {}
+_NAMES: dict[tuple[str, str], frozenset[str]] = {}
+PLACEMENT_CACHE_MAX = 200_000
+
+
+def placement_cache_enabled() -> bool:
+    """Whether placement may take a file's package from what it read of the same content before
+    (PYBRIDGE_PLACEMENT_CACHE, default 1)."""
+    raw = os.environ.get(PLACEMENT_CACHE_ENV, "").strip()
+    if raw in ("", "1"):
+        return True
+    if raw == "0":
+        return False
+    raise PybridgeError(f"{PLACEMENT_CACHE_ENV}={raw!r} is neither 0 nor 1; set 0 to read every file's "
+                        f"package on each incremental sync, or unset it.")
+
+
+def forget_placements() -> None:
+    """Empty the placement cache (tests; a process that wants its memory back)."""
+    _PACKAGES.clear()
+    _NAMES.clear()
+
+
+def _remember(cache: dict[tuple[str, str], Any], key: tuple[str, str], value: object) -> None:
+    if len(cache) >= PLACEMENT_CACHE_MAX:
+        cache.clear()           # rare (a process that saw 200,000 file versions): start again
+    cache[key] = value
+
+
+def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str],
+              digests: Mapping[str, str] | None = None) -> Placement:
     """Reads the first few KB of every file (12-18 ms for guava's 627 files here), all of a
-    misplaced one (the names of the types it may declare)."""
+    misplaced one (the names of the types it may declare). With `digests` (relpath -> the sha256
+    the sync's snapshot recorded), a content read before in this process is not read again
+    (`_PACKAGES`; PYBRIDGE_PLACEMENT_CACHE=0 reads every file): an edit's sync reads the edited
+    files, not the module. A file whose bytes changed since the snapshot fails the sync as stale
+    when it is staged or at the end-of-run check, so the snapshot's digest names what is indexed."""
     out = Placement()
+    if not placement_cache_enabled():
+        digests = None
     declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
     prefixes = {job: [os.path.join(str(root), "") for root in job_roots] for job, job_roots in roots.items()}
     codecs_of = {job: _codec(encoding) for job, encoding in encodings.items()}
@@ -358,10 +400,17 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
         codec = codecs_of.get(job, "utf-8")
         folder = os.path.dirname(entry.abs_path) + "/"
         folders = {folder[len(prefix):] for prefix in prefixes.get(job, ()) if folder.startswith(prefix)}
-        try:
-            package = _package_of(entry.abs_path, codec)
-        except OSError:
-            package = None        # gone or unreadable: the sync finds it stale or skips it
+        digest = digests.get(rel) if digests is not None else None
+        key = (digest or "", codec)
+        if digest is not None and key in _PACKAGES:
+            package = _PACKAGES[key]
+        else:
+            try:
+                package = _package_of(entry.abs_path, codec)
+                if digest is not None:
+                    _remember(_PACKAGES, key, package)
+            except OSError:
+                package = None        # gone or unreadable: the sync finds it stale or skips it
         if package is None:
             out.misplaced.setdefault(job, set()).add(rel)
             continue
@@ -369,10 +418,16 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
         names = {os.path.basename(entry.abs_path).removesuffix(".java")}
         if folder not in folders:
             out.misplaced.setdefault(job, set()).add(rel)
-            try:
-                names |= set(_TYPE_NAME.findall(Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
-            except OSError:
-                pass
+            found = _NAMES.get(key) if digest is not None else None
+            if found is None:
+                try:
+                    found = frozenset(_TYPE_NAME.findall(
+                        Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
+                    if digest is not None:
+                        _remember(_NAMES, key, found)
+                except OSError:
+                    found = frozenset()
+            names |= found
         for name in names:
             declared.setdefault(job, {}).setdefault(folder + name, set()).add(rel)
     for job, paths in out.misplaced.items():
