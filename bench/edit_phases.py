@@ -11,12 +11,14 @@ which hashes every file; plan; index = the JVM resolving the files; stage; publi
 manifest), then times a snapshot (`take`: hashing every file; and with the previous snapshot,
 reusing the digest of each file whose stat did not change) and the freshness sweep (`changes`)
 alone. PYBRIDGE_SNAPSHOT_REUSE=0 makes the syncs hash every file (before/after: run it twice).
+`--compare VAR` (repeatable) measures switches off and on in the same run (each edit twice in a row).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -46,7 +48,11 @@ FILES = {
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workspace", default="guava", choices=sorted(FILES))
-    name = ap.parse_args().workspace
+    ap.add_argument("--compare", action="append", default=[], metavar="VAR",
+                    help="a switch (PYBRIDGE_...) to measure off and on: each edit is then made twice in a row, "
+                         "synced first with every VAR=0, then with every VAR unset (after one warm-up edit)")
+    args = ap.parse_args()
+    name, compare = args.workspace, args.compare
     source = workspaces.ensure(workspaces.ARTIFACTS[name], lambda m: print(m, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="pybridge-edit-phases-") as tmp:
         root, state = Path(tmp) / name, Path(tmp) / "state"
@@ -57,16 +63,30 @@ def main() -> None:
             r = sync(root, state_dir=state, worker=w)
             rows.append({"edit": "(first sync)", "seconds": round(time.perf_counter() - t, 3),
                          "reindexed": r.reindexed_files, "phases": {k: round(v, 3) for k, v in r.timings.items()}})
+            if compare:     # a warm-up edit (a comment): what a serve that already caught up once holds
+                warm = root / FILES[name][0]
+                warm.write_text(warm.read_text(encoding="utf-8") + "\n// warm-up\n", encoding="utf-8")
+                sync(root, state_dir=state, worker=w)
             for i, rel in enumerate(FILES[name]):
-                path = root / rel
-                text = path.read_text(encoding="utf-8")
-                cut = text.rstrip().rfind("}")
-                path.write_text(text[:cut] + f"  public static void editPhasesProbe{i}() {{}}\n}}\n", encoding="utf-8")
-                t = time.perf_counter()
-                r = sync(root, state_dir=state, worker=w)
-                rows.append({"edit": rel.rsplit("/", 1)[1], "seconds": round(time.perf_counter() - t, 3),
-                             "reindexed": r.reindexed_files,
-                             "phases": {k: round(v, 3) for k, v in r.timings.items()}})
+                for switch in (("off", "on") if compare else ("",)):
+                    for var in compare:
+                        if switch == "off":
+                            os.environ[var] = "0"
+                        else:
+                            os.environ.pop(var, None)
+                    path = root / rel
+                    text = path.read_text(encoding="utf-8")
+                    cut = text.rstrip().rfind("}")
+                    probe = f"editPhasesProbe{i}{switch.capitalize()}"
+                    path.write_text(text[:cut] + f"  public static void {probe}() {{}}\n}}\n", encoding="utf-8")
+                    t = time.perf_counter()
+                    r = sync(root, state_dir=state, worker=w)
+                    rows.append({"edit": rel.rsplit("/", 1)[1], "switches": switch,
+                                 "seconds": round(time.perf_counter() - t, 3), "reindexed": r.reindexed_files,
+                                 "phases": {k: round(v, 3) for k, v in r.timings.items()}})
+                    print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+            for var in compare:
+                os.environ.pop(var, None)
         workspace = load_workspace(root)
         t = time.perf_counter()
         snap = take(workspace)
@@ -78,7 +98,7 @@ def main() -> None:
         t = time.perf_counter()
         changes(snap)
         swept = time.perf_counter() - t
-    print(json.dumps({"workspace": name, "snapshot_reuse": reuse_enabled(), "edits": rows,
+    print(json.dumps({"workspace": name, "compare": compare, "snapshot_reuse": reuse_enabled(), "edits": rows,
                       "take_seconds": round(took, 3),
                       "take_with_previous_seconds": round(reused, 3), "sweep_seconds": round(swept, 4)}, indent=1))
 

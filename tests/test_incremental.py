@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.store import Store
+from pybridge.store import Reader, Store
 from pybridge.sync import store_path, sync
 from pybridge.sync.planner import declared_package
 
@@ -67,6 +67,27 @@ def test_an_edit_inside_a_method_body_reindexes_that_file_alone_and_shares_every
     assert result.reindexed_files == 1 and result.rounds == 1
     after = versions(state)
     assert {p for p in after if after[p] != before[p]} == {BANNER}
+
+
+def test_an_incremental_sync_reads_the_previous_manifest_once(reactor, worker, tmp_path, monkeypatch):
+    """The planner, the propagation and the manifest of the files no edit affects share one read of
+    the previous generation's files (`Reader.files_by_path`): each read grows with the module."""
+    root, state, _ = reactor
+    reads: list[int] = []
+    real = Reader.files
+
+    def counted(self, **kwargs):
+        reads.append(1)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(Reader, "files", counted)
+    edit(root, BANNER, "String frame(String", "String frame(CharSequence")     # several rounds
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.rounds >= 2
+    assert len(reads) == 1
+    monkeypatch.undo()
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
 
 
 def test_a_changed_signature_reindexes_its_callers_and_equals_a_fresh_sync(reactor, worker, tmp_path):

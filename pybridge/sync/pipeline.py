@@ -548,7 +548,7 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
         batch = propagation.after_round(signatures, edges, deleted, done)
         deleted = set()
     if reader is not None:
-        old = {f.path: f for f in reader.files()}
+        old = reader.files_by_path()
         kept = [(rel, fv) for rel, fv in todo.reusable.items() if rel not in done]
         staging.reuse_versions(kept)
         for rel, _fv in kept:

@@ -140,7 +140,7 @@ def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str],
     if why:
         return Plan(True, why, first=set(files))
     assert previous is not None and previous_envs is not None
-    old = {f.path: f for f in previous.files()}
+    old = previous.files_by_path()
     p = Plan(False, "")
     whole = {job for job, env in envs.items() if previous_envs.get(f"{job[0]} {job[1]}") != env
              or job[0] in build_changed}
@@ -164,7 +164,7 @@ class Propagation:
         self.r = previous
         self.files = files
         self.visible = visible       # job -> the jobs that can see its sources
-        self.old_files = {f.path: f for f in previous.files()}
+        self.old_files = previous.files_by_path()
         self._old_sigs: dict[str, Signatures] = {}
         self._edges: list[tuple[str, str, str]] | None = None
         self._new_edges: dict[str, list[tuple[str, str, str]]] = {}   # relpath -> edges as re-indexed
