@@ -24,7 +24,7 @@ from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
 from pybridge.sync import snapshot as snapshot_module
 from pybridge.sync.planner import forget_placements
-from pybridge.sync.snapshot import changes, take
+from pybridge.sync.snapshot import any_change, changes, take
 from pybridge.workspace import load_workspace
 from tests.incremental_edits import differences
 from tests.mcp_session import checked_call, serve
@@ -367,6 +367,42 @@ def test_the_sweep_right_after_a_copy_reads_no_file_whose_inode_kept_its_ctime(t
     finally:
         _OPENED = None
     assert [p for p in opened if p.endswith((".java", ".xml"))] == []
+
+
+_SCANNED: list[str] | None = None     # while a list: the folders os.scandir listed (os.walk uses it)
+
+
+def _record_scans(event: str, args: tuple) -> None:
+    if event == "os.scandir" and _SCANNED is not None:
+        _SCANNED.append(str(args[0]))
+
+
+sys.addaudithook(_record_scans)
+
+
+def test_the_catch_up_check_stops_at_the_first_change_without_walking_the_source_folders(tree, monkeypatch):
+    """`any_change` (the live index's check before each catch-up) answers as `changes` does, and
+    after an edit of a known file it lists no folder (PYBRIDGE_SWEEP_EARLY_EXIT=0: every one)."""
+    snap = take(load_workspace(tree))
+
+    def scans(action):
+        global _SCANNED
+        _SCANNED = []
+        try:
+            return action(), len(_SCANNED)
+        finally:
+            _SCANNED = None
+
+    unchanged, listed = scans(lambda: any_change(snap))
+    assert unchanged is False and listed > 3        # nothing changed: the whole sweep, folders included
+    (tree / APP).write_text((tree / APP).read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    assert scans(lambda: any_change(snap)) == (True, 0)
+    monkeypatch.setenv("PYBRIDGE_SWEEP_EARLY_EXIT", "0")
+    assert scans(lambda: any_change(snap)) == (True, listed)
+    monkeypatch.delenv("PYBRIDGE_SWEEP_EARLY_EXIT")
+    snap = take(load_workspace(tree))
+    (tree / "app/src/main/java/com/acme/app/Added.java").write_text("package com.acme.app; class Added {}\n")
+    assert any_change(snap) is True and changes(snap) == ["app/src/main/java/com/acme/app/Added.java"]
 
 
 def _opened_sources(action, whole: bool = False):
