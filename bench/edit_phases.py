@@ -28,7 +28,7 @@ from pathlib import Path
 import workspaces
 
 from pybridge.sync import sync
-from pybridge.sync.snapshot import changes, reuse_enabled, take
+from pybridge.sync.snapshot import any_change, changes, reuse_enabled, take
 from pybridge.worker import Worker
 from pybridge.workspace import load_workspace
 
@@ -98,9 +98,21 @@ def main() -> None:
         t = time.perf_counter()
         changes(snap)
         swept = time.perf_counter() - t
+        # the live index's check before a catch-up, after an edit (the first file listed): the whole
+        # sweep (PYBRIDGE_SWEEP_EARLY_EXIT=0) against stopping at the first change
+        edited = root / FILES[name][0]
+        edited.write_text(edited.read_text(encoding="utf-8") + "\n// the check's edit\n", encoding="utf-8")
+        check = {}
+        for switch in ("0", "1"):
+            os.environ["PYBRIDGE_SWEEP_EARLY_EXIT"] = switch
+            t = time.perf_counter()
+            assert any_change(snap)
+            check[switch] = round(time.perf_counter() - t, 4)
+        os.environ.pop("PYBRIDGE_SWEEP_EARLY_EXIT", None)
     print(json.dumps({"workspace": name, "compare": compare, "snapshot_reuse": reuse_enabled(), "edits": rows,
                       "take_seconds": round(took, 3),
-                      "take_with_previous_seconds": round(reused, 3), "sweep_seconds": round(swept, 4)}, indent=1))
+                      "take_with_previous_seconds": round(reused, 3), "sweep_seconds": round(swept, 4),
+                      "catch_up_check_seconds": {"whole sweep": check["0"], "early exit": check["1"]}}, indent=1))
 
 
 if __name__ == "__main__":

@@ -122,6 +122,23 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     assert max(sizes) > 2
 
 
+def test_a_static_method_added_to_an_interface_reindexes_that_file_alone(reactor, worker, tmp_path, monkeypatch):
+    """A static (or private) interface method is not inherited and no lambda's function type: its
+    implementors, subtypes and the files that mention the interface are not re-indexed for it
+    (PYBRIDGE_PLAN_INTERFACE_STATICS=0: they are, as for any member). Equal to a fresh sync."""
+    root, state, _ = reactor
+    greeter = "core/src/main/java/com/acme/core/Greeter.java"
+    monkeypatch.setenv("PYBRIDGE_PLAN_INTERFACE_STATICS", "0")
+    edit(root, greeter, "String greet(String name);", "String greet(String name);\n    static int one() { return 1; }")
+    assert sync(root, state_dir=state, worker=worker).reindexed_files > 3
+    monkeypatch.delenv("PYBRIDGE_PLAN_INTERFACE_STATICS")
+    edit(root, greeter, "String greet(String name);", "String greet(String name);\n    static int two() { return 2; }")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.reindexed_files == 1
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
 def test_a_changed_signature_reindexes_its_callers_and_equals_a_fresh_sync(reactor, worker, tmp_path):
     root, state, _ = reactor
     edit(root, BANNER, "String frame(String", "String frame(CharSequence")

@@ -212,6 +212,11 @@ class Propagation:
                 if a is not None:
                     gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
                     gone_names.add(a[NAME])
+                owner = both.get(entry[DECLARING])
+                if _interface_static_or_private(entry, owner, a, b):
+                    # Not inherited (JLS 8.4.8), not part of a lambda's function type: no implementor,
+                    # subtype or lambda can bind to it; its callers name it (the name and key rules).
+                    continue
                 member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
                 if entry[KIND] in _TYPE_KINDS:
                     member_of.add(key)
@@ -220,7 +225,6 @@ class Propagation:
                 if entry[KIND] == "ENUM_CONSTANT":
                     names.update(e[NAME] for e in both.values()
                                  if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING])
-                owner = both.get(entry[DECLARING])
                 if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
                     names.add(owner[NAME])    # `@A` with a new element, `implements I` with a new method
                 if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
@@ -299,6 +303,23 @@ _TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
 _STATIC_FINAL = 0x8 | 0x10   # JDT Modifier.STATIC | Modifier.FINAL
 # Methods that code calls without naming them: try-with-resources, for-each.
 _IMPLICITLY_CALLED = frozenset({"close", "iterator"})
+
+
+_STATIC_OR_PRIVATE = 0x8 | 0x2   # JDT Modifier.STATIC | Modifier.PRIVATE
+INTERFACE_STATICS_ENV = "PYBRIDGE_PLAN_INTERFACE_STATICS"
+
+
+def _interface_static_or_private(entry: Signature, owner: Signature | None, a: Signature | None,
+                                 b: Signature | None) -> bool:
+    """Whether a changed entry is a static or private method of an interface, before and after (the
+    planner then skips the implementors, subtypes and mentions of the interface for it; on
+    hibernate-core a static method added to `Session` re-indexed 213 files).
+    PYBRIDGE_PLAN_INTERFACE_STATICS=0 treats it as any other member."""
+    if entry[KIND] != "METHOD" or owner is None or owner[KIND] != "INTERFACE":
+        return False
+    if os.environ.get(INTERFACE_STATICS_ENV, "").strip() == "0":
+        return False
+    return all(e is None or (len(e) > MODIFIERS and e[MODIFIERS] & _STATIC_OR_PRIVATE) for e in (a, b))
 
 
 def _constant(entry: Signature, sigs: Signatures) -> bool:
