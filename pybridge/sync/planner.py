@@ -35,6 +35,9 @@ its previous version. What changed decides the next round:
 - files that mention an interface or annotation type one of whose members
   changed (`implements I` with a new abstract method, `@A` with a new
   element);
+- none of the three rules above for a static or private method of an
+  interface (not inherited, JLS 8.4.8, and no lambda's function type): only
+  the files that name it or refer to its old version;
 - every file that can see the changed one (its module and scope, and the
   modules and scopes whose sourcepath holds its source root) when a type's
   supertypes changed, when a method of an interface with at most two
