@@ -495,8 +495,8 @@ def test_an_edit_sync_of_a_warm_process_opens_only_the_edited_file(reactor, work
     state = default_state_dir(root)
     monkeypatch.setattr(snapshot_module, "RACY_MARGIN_NS", 10_000_000)    # as in the test above
     time.sleep(0.05)
-    forget_placements()
-    sync(root, state_dir=state, worker=worker)
+    sync(root, state_dir=state, worker=worker)     # catches up with what earlier tests left
+    forget_placements()                              # a process whose placement cache is empty
     sources = len(take(load_workspace(root)).files)
     for i, cache in enumerate(("1", "1", "0")):
         monkeypatch.setenv("PYBRIDGE_PLACEMENT_CACHE", cache)
