@@ -84,8 +84,7 @@ def before_sync(tree: Path, root: Path, state: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def one_round(name: str, root: Path, before_tree: Path | None) -> dict:
-    base = workspaces.WORK / "state-firstsync"
+def one_round(name: str, root: Path, before_tree: Path | None, base: Path) -> dict:
     out: dict = {}
     if before_tree is not None:
         out["before"] = before_sync(before_tree, root, base / f"{name}-before")
@@ -98,14 +97,17 @@ def one_round(name: str, root: Path, before_tree: Path | None) -> dict:
         GRADLE.forget()     # a cold sync of a Gradle workspace runs Gradle, as in a new process
         for label in ("cold", "warm"):
             fs = measure.full_sync(root, base / f"{name}-{label}", say=lambda _m: None)
-            out[label] = {"seconds": fs["seconds"], "timings": fs["result"]["timings"]}
+            out[label] = {"seconds": fs["seconds"], "timings": fs["result"]["timings"],
+                          "worker_peak_rss_bytes": fs["worker_peak_rss_bytes"],
+                          "store_bytes": measure.store_size(base / f"{name}-{label}",
+                                                            fs["result"]["counts"].get("references", 0))["bytes"]}
             say(f"{name}: sync {label}: {fs['seconds']:.2f} s {out[label]['timings']}")
     finally:
         os.environ.pop("PYBRIDGE_CACHE_DIR", None)
     jobs = measure.compile_jobs(root, base / f"{name}-cold")
     ecj = measure.compile_once("ecj", jobs)
     out["ecj"] = {"seconds": ecj["seconds"], "jobs": ecj["jobs"]}
-    say(f"{name}: ecj {ecj['seconds']:.2f} s")
+    say(f"{name}: ecj {ecj['seconds']:.2f} s {[j['last_line'] for j in ecj['jobs'].values()]}")
     return out
 
 
@@ -154,10 +156,12 @@ def report(res: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=1, help="rounds per workspace (medians reported)")
-    ap.add_argument("--only", action="append", default=[], choices=[*NAMES, "none"],
+    ap.add_argument("--only", action="append", default=[], choices=[*workspaces.ARTIFACTS, "none"],
                     help="one workspace (repeatable)")
     ap.add_argument("--gradle", action="append", default=[], type=Path, help="a Gradle workspace root (repeatable)")
     ap.add_argument("--before-tree", type=Path, help="a checkout (set up) whose sync is the 'before' column")
+    ap.add_argument("--state", type=Path, default=workspaces.WORK / "state-firstsync",
+                    help="where the syncs' state folders go (default bench/work/state-firstsync)")
     ap.add_argument("--report-only", action="store_true", help="rewrite the RESULTS.md section from firstsync.json")
     args = ap.parse_args()
     if args.report_only:
@@ -180,7 +184,7 @@ def main() -> None:
     roots = {**{name: None for name in maven}, **gradle}
     for name, given in roots.items():
         root = given or workspaces.ensure(workspaces.ARTIFACTS[name], say=say)
-        rounds = [one_round(name, root, args.before_tree) for _ in range(args.runs)]
+        rounds = [one_round(name, root, args.before_tree, args.state) for _ in range(args.runs)]
         mid = sorted(rounds, key=lambda r: r["cold"]["seconds"])[(len(rounds) - 1) // 2]
         entry = {"ecj_s": median([r["ecj"]["seconds"] for r in rounds]),
                  "cold_s": median([r["cold"]["seconds"] for r in rounds]),

@@ -35,6 +35,8 @@ class Artifact:
     test_sources: bool   # whether a -test-sources.jar is published
     note: str = ""
     main_deps_only: bool = False   # drop test-scoped dependencies (a main-only workspace)
+    release: str | None = None     # the Java release, where the published POM does not say it
+    runtime_as_compile: bool = False   # a Gradle-published POM lists `implementation` dependencies as runtime
 
     @property
     def gav(self) -> str:
@@ -52,6 +54,13 @@ ARTIFACTS = {
                                           "none (its test-scoped ones are left out with the tests)"),
     "commons-lang3-main": Artifact("commons-lang3-main", "org.apache.commons", "commons-lang3", "3.14.0", False,
                                    note="--quick: commons-lang3 main scope only (no test sources unpacked)"),
+    # issue 27 part 2's large module: about 5,000 main files, Java 17
+    # (Gradle publishes its POM: no compiler configuration, and the `implementation` dependencies the
+    # code compiles against are listed with scope runtime)
+    "hibernate-core": Artifact("hibernate-core", "org.hibernate.orm", "hibernate-core", "7.4.15.Final", False,
+                               main_deps_only=True, release="17", runtime_as_compile=True,
+                               note="main scope only (no test sources published); sources the build generates "
+                                    "(the HQL/SQL ANTLR parsers, JAXB bindings) are not in the sources jar"),
 }
 
 
@@ -182,6 +191,12 @@ def _fetch_module(a: Artifact, dest: Path, siblings: dict[tuple[str, str], Artif
         deps, release, encoding = read_effective_pom(pom, dl)
         if a.main_deps_only:
             deps = [d for d in deps if d["scope"] != "test"]
+        if a.runtime_as_compile:
+            for d in deps:
+                if d["scope"] == "runtime":
+                    d["scope"] = "compile"
+        if a.release:
+            release = ("release", a.release)
         for d in deps:
             sib = (siblings or {}).get((d["groupId"], d["artifactId"]))
             if sib is not None and not d.get("classifier") and d.get("type") in (None, "jar"):

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.store import Store
+from pybridge.store import Reader, Store
 from pybridge.sync import store_path, sync
 from pybridge.sync.planner import declared_package
+from pybridge.worker import Worker
 
 from .incremental_edits import differences
 from .test_query_support import err, facade_for, key_of, ok
@@ -67,6 +68,75 @@ def test_an_edit_inside_a_method_body_reindexes_that_file_alone_and_shares_every
     assert result.reindexed_files == 1 and result.rounds == 1
     after = versions(state)
     assert {p for p in after if after[p] != before[p]} == {BANNER}
+
+
+def test_an_incremental_sync_reads_the_previous_manifest_once(reactor, worker, tmp_path, monkeypatch):
+    """The planner, the propagation and the manifest of the files no edit affects share one read of
+    the previous generation's files (`Reader.files_by_path`): each read grows with the module."""
+    root, state, _ = reactor
+    reads: list[int] = []
+    real = Reader.files
+
+    def counted(self, **kwargs):
+        reads.append(1)
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(Reader, "files", counted)
+    edit(root, BANNER, "String frame(String", "String frame(CharSequence")     # several rounds
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.rounds >= 2
+    assert len(reads) == 1
+    monkeypatch.undo()
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
+def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, worker, tmp_path, monkeypatch):
+    """PYBRIDGE_INDEX_BATCH_FILES splits a module's files into requests of at most that many (the
+    worker's heap then holds one batch's declarations): the facts equal those of one request per
+    module and scope (the fixture's state: a full sync of the same tree)."""
+    root, state, _ = reactor
+    sizes: list[int] = []
+    real = Worker.index_all
+
+    def counted(self, tasks, *args, **kwargs):
+        sizes.extend(len(t.request.files) for t in tasks)
+        return real(self, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(Worker, "index_all", counted)
+    monkeypatch.setenv("PYBRIDGE_INDEX_BATCH_FILES", "2")
+    result = sync(root, state_dir=tmp_path / "batched", worker=worker)
+    assert result.published and max(sizes) == 2 and len(sizes) > 3
+    assert differences(store_path(state), store_path(tmp_path / "batched")) == []
+    monkeypatch.delenv("PYBRIDGE_INDEX_BATCH_FILES")
+    sizes.clear()
+    sync(root, state_dir=tmp_path / "whole", worker=worker)
+    assert max(sizes) > 2      # without it: one request per module and scope
+    # a misplaced file (its folder is not its package): what it declares depends on the files
+    # compiled with it, so its module and scope stay in one request
+    (root / "core/src/main/java/com/acme/core/Moved.java").write_text(
+        "package com.acme.elsewhere;\npublic class Moved {}\n", encoding="utf-8")
+    monkeypatch.setenv("PYBRIDGE_INDEX_BATCH_FILES", "2")
+    sizes.clear()
+    sync(root, state_dir=tmp_path / "misplaced", worker=worker)
+    assert max(sizes) > 2
+
+
+def test_a_static_method_added_to_an_interface_reindexes_that_file_alone(reactor, worker, tmp_path, monkeypatch):
+    """A static (or private) interface method is not inherited and no lambda's function type: its
+    implementors, subtypes and the files that mention the interface are not re-indexed for it
+    (PYBRIDGE_PLAN_INTERFACE_STATICS=0: they are, as for any member). Equal to a fresh sync."""
+    root, state, _ = reactor
+    greeter = "core/src/main/java/com/acme/core/Greeter.java"
+    monkeypatch.setenv("PYBRIDGE_PLAN_INTERFACE_STATICS", "0")
+    edit(root, greeter, "String greet(String name);", "String greet(String name);\n    static int one() { return 1; }")
+    assert sync(root, state_dir=state, worker=worker).reindexed_files > 3
+    monkeypatch.delenv("PYBRIDGE_PLAN_INTERFACE_STATICS")
+    edit(root, greeter, "String greet(String name);", "String greet(String name);\n    static int two() { return 2; }")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.reindexed_files == 1
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
 
 
 def test_a_changed_signature_reindexes_its_callers_and_equals_a_fresh_sync(reactor, worker, tmp_path):

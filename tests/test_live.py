@@ -23,7 +23,8 @@ from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
 from pybridge.sync import snapshot as snapshot_module
-from pybridge.sync.snapshot import changes, take
+from pybridge.sync.planner import forget_placements
+from pybridge.sync.snapshot import any_change, changes, take
 from pybridge.workspace import load_workspace
 from tests.incremental_edits import differences
 from tests.mcp_session import checked_call, serve
@@ -368,6 +369,42 @@ def test_the_sweep_right_after_a_copy_reads_no_file_whose_inode_kept_its_ctime(t
     assert [p for p in opened if p.endswith((".java", ".xml"))] == []
 
 
+_SCANNED: list[str] | None = None     # while a list: the folders os.scandir listed (os.walk uses it)
+
+
+def _record_scans(event: str, args: tuple) -> None:
+    if event == "os.scandir" and _SCANNED is not None:
+        _SCANNED.append(str(args[0]))
+
+
+sys.addaudithook(_record_scans)
+
+
+def test_the_catch_up_check_stops_at_the_first_change_without_walking_the_source_folders(tree, monkeypatch):
+    """`any_change` (the live index's check before each catch-up) answers as `changes` does, and
+    after an edit of a known file it lists no folder (PYBRIDGE_SWEEP_EARLY_EXIT=0: every one)."""
+    snap = take(load_workspace(tree))
+
+    def scans(action):
+        global _SCANNED
+        _SCANNED = []
+        try:
+            return action(), len(_SCANNED)
+        finally:
+            _SCANNED = None
+
+    unchanged, listed = scans(lambda: any_change(snap))
+    assert unchanged is False and listed > 3        # nothing changed: the whole sweep, folders included
+    (tree / APP).write_text((tree / APP).read_text(encoding="utf-8") + "\n// edited\n", encoding="utf-8")
+    assert scans(lambda: any_change(snap)) == (True, 0)
+    monkeypatch.setenv("PYBRIDGE_SWEEP_EARLY_EXIT", "0")
+    assert scans(lambda: any_change(snap)) == (True, listed)
+    monkeypatch.delenv("PYBRIDGE_SWEEP_EARLY_EXIT")
+    snap = take(load_workspace(tree))
+    (tree / "app/src/main/java/com/acme/app/Added.java").write_text("package com.acme.app; class Added {}\n")
+    assert any_change(snap) is True and changes(snap) == ["app/src/main/java/com/acme/app/Added.java"]
+
+
 def _opened_sources(action, whole: bool = False):
     """What `action()` returns, and the .java and .xml files it opened (the audit hook above);
     `whole`: only those opened with open() (hashed or read whole; the planner's placement reads each
@@ -448,6 +485,32 @@ def test_a_sync_after_a_one_file_edit_hashes_only_that_file(reactor, worker, mon
     result, opened = _opened_sources(lambda: sync(root, state_dir=state, worker=worker), whole=True)
     assert result.published
     assert [p for p in opened if p.endswith(".java")] == [str(root / APP)]
+
+
+def test_an_edit_sync_of_a_warm_process_opens_only_the_edited_file(reactor, worker, monkeypatch):
+    """The planner's placement (each file's package, read from its first 4 KB) is cached by the
+    snapshot's digest: once one incremental sync has read the module, the next edit's sync opens,
+    of the workspace's sources, the edited file alone (PYBRIDGE_PLACEMENT_CACHE=0: every file)."""
+    root, _home = reactor
+    state = default_state_dir(root)
+    monkeypatch.setattr(snapshot_module, "RACY_MARGIN_NS", 10_000_000)    # as in the test above
+    time.sleep(0.05)
+    sync(root, state_dir=state, worker=worker)     # catches up with what earlier tests left
+    forget_placements()                              # a process whose placement cache is empty
+    sources = len(take(load_workspace(root)).files)
+    for i, cache in enumerate(("1", "1", "0")):
+        monkeypatch.setenv("PYBRIDGE_PLACEMENT_CACHE", cache)
+        (root / APP).write_text((root / APP).read_text(encoding="utf-8") + f"\n// edited {i}\n", encoding="utf-8")
+        result, opened = _opened_sources(lambda: sync(root, state_dir=state, worker=worker))
+        assert result.published
+        java = [p for p in opened if p.endswith(".java")]
+        if i == 1:      # the cache holds every other file's package: only the edited file is read
+            assert java == [str(root / APP)]
+        else:           # the process's first incremental sync, and no cache: placement opens every file
+            assert len(java) == sources > 2
+    fresh_state = root.parent / "fresh-state"
+    fresh = sync(root, state_dir=fresh_state, worker=worker)
+    assert fresh.published and differences(store_path(state), store_path(fresh_state)) == []
 
 
 def test_the_sweep_sees_a_new_source_root_a_generated_one_and_a_root_replaced_by_a_link(tree):

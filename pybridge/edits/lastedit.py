@@ -48,8 +48,8 @@ def _facts(reader: Reader, rel: str) -> FileFacts:
 def last_edit(before: Reader, after: Reader, symbol_key: Callable[[int, str], str]) -> EditCheck | None:
     """The diff between two generations' facts (None when too many files differ to say cheaply).
     Symbols are named in `after`'s generation (their keys answer there)."""
-    old_files = {f.path: f for f in before.files()}
-    new_files = {f.path: f for f in after.files()}
+    old_files = before.files_by_path()
+    new_files = after.files_by_path()
     touched = sorted(rel for rel in old_files.keys() | new_files.keys()
                      if rel not in old_files or rel not in new_files
                      or old_files[rel].file_version_id != new_files[rel].file_version_id)

@@ -74,7 +74,7 @@ from pybridge.store import Store
 from pybridge.sync import StaleSnapshotError
 from pybridge.sync import sync as run_sync
 from pybridge.sync.meta import GenerationMeta
-from pybridge.sync.snapshot import PARENT_MARK, Snapshot, changes
+from pybridge.sync.snapshot import PARENT_MARK, Snapshot, any_change
 from pybridge.sync.state import store_location
 from pybridge.workspace import AUTO, BUILD_SYSTEMS, BuildSystem, by_name, candidate_roots, select
 
@@ -454,7 +454,7 @@ class LiveIndex:
                 snap = Snapshot.from_json(t.root, snapshot)
                 # a snapshot older than `places` and `ctimes` cannot see a new source root or a kept-stat
                 # edit: one sync brings it up to date
-                if not snap.legacy and not changes(snap, limit=1):
+                if not snap.legacy and not any_change(snap):
                     return {"outcome": "unchanged", "generation": number}, None
             except Exception:  # an unreadable snapshot: let the sync decide
                 log.debug("stat comparison failed for %s", t.root, exc_info=True)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from pybridge.errors import StoreError
@@ -189,6 +190,7 @@ class Reader:
         self._release = release
         self.generation = generation
         self._files: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
+        self._by_path: Mapping[str, FileInfo] | None = None
 
     def __enter__(self) -> Reader:
         return self
@@ -229,6 +231,14 @@ class Reader:
             q.params,
         )
         return [self._file(row) for row in rows]
+
+    def files_by_path(self) -> Mapping[str, FileInfo]:
+        """Every source file of the generation by path, read once per reader (a generation never
+        changes): an incremental sync's planner, its propagation and its manifest all use it, and
+        on a 6,000-file module each read cost about 0.1 s (0.5 s under load)."""
+        if self._by_path is None:
+            self._by_path = MappingProxyType({f.path: f for f in self.files()})
+        return self._by_path
 
     def file_digests(self) -> dict[str, bytes]:
         """Each source file's version digest (`pybridge.store.codec.canonicalize`: equal digests,

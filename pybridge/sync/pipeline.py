@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import gc
 import hashlib
+import os
 import subprocess
 import threading
 import time
@@ -42,7 +43,7 @@ from pybridge.sync.meta import (
     relative,
 )
 from pybridge.sync.oversized import has_oversized, stage_oversized
-from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, environment, plan, visibility
+from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, environment, placement, plan, visibility
 from pybridge.sync.release import settle_api
 from pybridge.sync.state import StoreLocation, state_dir_for
 from pybridge.sync.state import prepare as prepare_state
@@ -527,7 +528,10 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
     staged = _Staged()
     propagation = None if todo.full or reader is None else Propagation(reader, inputs.files, inputs.visible)
     encodings = {job: module.encoding for job, (module, _cp) in inputs.jobs.items()}
-    units = None if propagation is None else Units(inputs.files, inputs.roots, inputs.visible, encodings)
+    t = time.perf_counter()
+    digests = {rel: inputs.snap.files[rel][2] for rel in inputs.files}
+    units = None if propagation is None else Units(inputs.files, inputs.roots, inputs.visible, encodings, digests)
+    run.timings["placement"] = time.perf_counter() - t
     done: set[str] = set()
     batch = set(todo.first)
     deleted = set(todo.deleted)    # a deletion alone affects other files too
@@ -545,7 +549,7 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
         batch = propagation.after_round(signatures, edges, deleted, done)
         deleted = set()
     if reader is not None:
-        old = {f.path: f for f in reader.files()}
+        old = reader.files_by_path()
         kept = [(rel, fv) for rel, fv in todo.reusable.items() if rel not in done]
         staging.reuse_versions(kept)
         for rel, _fv in kept:
@@ -581,10 +585,6 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
         if not paths:
             continue
 
-        def index_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
-            faults.hit("sync.indexing")
-            run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done, "total": total})
-
         def stage_files(chunk: list[FileFacts], _job: Job = job, _encoding: str = module.encoding) -> None:
             # Runs while the JVM indexes the next chunk (the worker streams its facts).
             ts = time.perf_counter()
@@ -596,12 +596,18 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
                 staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
             stage_time[0] += time.perf_counter() - ts
 
-        tasks.append(IndexTask(IndexRequest(files=paths, sourcepath=[str(p) for p in cp.sourcepath],
-                                            classpath=[str(p) for p in cp.classpath], release=str(cp.release),
-                                            encoding=module.encoding, api=str(cp.api or "")),
-                               index_progress, stage_files))
-        starts.append((job, done_before))
-        done_before += len(paths)
+        for part in _batches(inputs, job, paths, along):
+            def part_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
+                faults.hit("sync.indexing")
+                run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done,
+                         "total": total})
+
+            tasks.append(IndexTask(IndexRequest(files=part, sourcepath=[str(p) for p in cp.sourcepath],
+                                                classpath=[str(p) for p in cp.classpath], release=str(cp.release),
+                                                encoding=module.encoding, api=str(cp.api or "")),
+                                   part_progress, stage_files))
+            starts.append((job, done_before))
+            done_before += len(part)
     if not tasks:
         return signatures, edges
     (first_job, first_done) = starts[0]
@@ -615,6 +621,43 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
     run.timings["jvm"] = run.timings.get("jvm", 0.0) + sum(r.elapsed_ms for r in results) / 1000
     return signatures, edges
+
+
+BATCH_FILES_ENV = "PYBRIDGE_INDEX_BATCH_FILES"
+
+
+def batch_files() -> int:
+    """At most how many files one worker request compiles (PYBRIDGE_INDEX_BATCH_FILES; 0, the
+    default: a module and scope in one request)."""
+    raw = os.environ.get(BATCH_FILES_ENV, "").strip()
+    try:
+        value = int(raw) if raw else 0
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise PybridgeError(f"{BATCH_FILES_ENV}={raw!r} is not a number of files; set a whole number "
+                            f"(0: a module and scope in one request) or unset it.")
+    return value
+
+
+def _batches(inputs: _Inputs, job: Job, paths: list[str], along: set[str]) -> list[list[str]]:
+    """A job's files in requests of at most `batch_files()`: JDT then holds the declarations of one
+    batch (and what they resolve from the sourcepath), not the module's, so the worker's heap need
+    not grow with the module. Each file is compiled against the whole sourcepath, as an
+    incremental round compiles its files. A job with files compiled along (a round of an
+    incremental sync) or whose placement finds a misplaced or twice-declared type stays whole:
+    what those files declare depends on which files are compiled with them (planner, `Units`).
+    Not yet exact: on hibernate-core one file's lambda keys (JDT numbers a type's lambdas) differed
+    from a one-request sync; hence off by default."""
+    size = batch_files()
+    if not size or len(paths) <= size or along:
+        return [paths]
+    module = inputs.jobs[job][0]
+    files = {rel: entry for rel, entry in inputs.files.items() if (entry.module, entry.scope) == job}
+    digests = {rel: inputs.snap.files[rel][2] for rel in files}
+    if placement(files, {job: inputs.roots.get(job, [])}, {job: module.encoding}, digests).along.get(job):
+        return [paths]
+    return [paths[i:i + size] for i in range(0, len(paths), size)]
 
 
 def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: FileFacts, staged: _Staged,
@@ -651,7 +694,9 @@ def _codec(encoding: str) -> str:
 def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: GenerationMeta) -> int:
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
+    t = time.perf_counter()
     changed = snapshots.changes(snap)
+    run.timings["sweep"] = time.perf_counter() - t
     if changed:
         raise StaleSnapshotError(changed)
     faults.hit("sync.before_publish")

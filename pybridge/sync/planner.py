@@ -35,6 +35,9 @@ its previous version. What changed decides the next round:
 - files that mention an interface or annotation type one of whose members
   changed (`implements I` with a new abstract method, `@A` with a new
   element);
+- none of the three rules above for a static or private method of an
+  interface (not inherited, JLS 8.4.8, and no lambda's function type): only
+  the files that name it or refer to its old version;
 - every file that can see the changed one (its module and scope, and the
   modules and scopes whose sourcepath holds its source root) when a type's
   supertypes changed, when a method of an interface with at most two
@@ -79,10 +82,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from pybridge.errors import PybridgeError
 from pybridge.store import Reader
 from pybridge.workspace import ClasspathResult
 
@@ -138,7 +143,7 @@ def plan(files: dict[str, FileEntry], sha: dict[str, str], envs: dict[Job, str],
     if why:
         return Plan(True, why, first=set(files))
     assert previous is not None and previous_envs is not None
-    old = {f.path: f for f in previous.files()}
+    old = previous.files_by_path()
     p = Plan(False, "")
     whole = {job for job, env in envs.items() if previous_envs.get(f"{job[0]} {job[1]}") != env
              or job[0] in build_changed}
@@ -162,7 +167,7 @@ class Propagation:
         self.r = previous
         self.files = files
         self.visible = visible       # job -> the jobs that can see its sources
-        self.old_files = {f.path: f for f in previous.files()}
+        self.old_files = previous.files_by_path()
         self._old_sigs: dict[str, Signatures] = {}
         self._edges: list[tuple[str, str, str]] | None = None
         self._new_edges: dict[str, list[tuple[str, str, str]]] = {}   # relpath -> edges as re-indexed
@@ -217,6 +222,11 @@ class Propagation:
                 if a is not None:
                     gone_keys.add(key)       # removed or changed: its users, overriders, ambiguities
                     gone_names.add(a[NAME])
+                owner = both.get(entry[DECLARING])
+                if _interface_static_or_private(entry, owner, a, b):
+                    # Not inherited (JLS 8.4.8), not part of a lambda's function type: no implementor,
+                    # subtype or lambda can bind to it; its callers name it (the name and key rules).
+                    continue
                 member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
                 if entry[KIND] in _TYPE_KINDS:
                     member_of.add(key)
@@ -226,7 +236,6 @@ class Propagation:
                     for k, e in both.items():
                         if e[KIND] == "ENUM_CONSTANT" and e[DECLARING] == entry[DECLARING]:
                             members.setdefault(e[NAME], {})[k] = e
-                owner = both.get(entry[DECLARING])
                 if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
                     owners[entry[DECLARING]] = owner  # `@A` with a new element, `implements I` with a new method
                 if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
@@ -328,6 +337,23 @@ _STATIC_FINAL = 0x8 | 0x10   # JDT Modifier.STATIC | Modifier.FINAL
 _IMPLICITLY_CALLED = frozenset({"close", "iterator"})
 
 
+_STATIC_OR_PRIVATE = 0x8 | 0x2   # JDT Modifier.STATIC | Modifier.PRIVATE
+INTERFACE_STATICS_ENV = "PYBRIDGE_PLAN_INTERFACE_STATICS"
+
+
+def _interface_static_or_private(entry: Signature, owner: Signature | None, a: Signature | None,
+                                 b: Signature | None) -> bool:
+    """Whether a changed entry is a static or private method of an interface, before and after (the
+    planner then skips the implementors, subtypes and mentions of the interface for it; on
+    hibernate-core a static method added to `Session` re-indexed 213 files).
+    PYBRIDGE_PLAN_INTERFACE_STATICS=0 treats it as any other member."""
+    if entry[KIND] != "METHOD" or owner is None or owner[KIND] != "INTERFACE":
+        return False
+    if os.environ.get(INTERFACE_STATICS_ENV, "").strip() == "0":
+        return False
+    return all(e is None or (len(e) > MODIFIERS and e[MODIFIERS] & _STATIC_OR_PRIVATE) for e in (a, b))
+
+
 def _constant(entry: Signature, sigs: Signatures) -> bool:
     """Whether a declaration may be a compile-time constant (a static final field, or any field
     of an interface or annotation, static and final implicitly)."""
@@ -344,12 +370,12 @@ class Units:
     and the files compiled along only, whose facts an earlier round staged."""
 
     def __init__(self, files: dict[str, FileEntry], roots: dict[Job, list[Path]], visible: dict[Job, set[Job]],
-                 encodings: dict[Job, str]) -> None:
+                 encodings: dict[Job, str], digests: Mapping[str, str] | None = None) -> None:
         self.files = files
         self.by_job: dict[Job, set[str]] = {}
         for rel, entry in files.items():
             self.by_job.setdefault((entry.module, entry.scope), set()).add(rel)
-        self.placement = placement(files, roots, encodings)
+        self.placement = placement(files, roots, encodings, digests)
         self.whole = {viewer for job, paths in self.placement.misplaced.items() if paths
                       for viewer in visible.get(job, ())}
 
@@ -375,10 +401,50 @@ class Placement:
     along: dict[Job, set[str]] = field(default_factory=dict)
 
 
-def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str]) -> Placement:
+PLACEMENT_CACHE_ENV = "PYBRIDGE_PLACEMENT_CACHE"
+# What placement read from a file's bytes, by (sha256 of the content, codec): the package its beginning
+# declares (None: it cannot tell) and, once read whole (a misplaced file), the type names it may declare.
+# Content-addressed, so never stale; kept by the process (the live index's warm `serve`), bounded.
+_PACKAGES: dict[tuple[str, str], str | None] = {}
+_NAMES: dict[tuple[str, str], frozenset[str]] = {}
+PLACEMENT_CACHE_MAX = 200_000
+
+
+def placement_cache_enabled() -> bool:
+    """Whether placement may take a file's package from what it read of the same content before
+    (PYBRIDGE_PLACEMENT_CACHE, default 1)."""
+    raw = os.environ.get(PLACEMENT_CACHE_ENV, "").strip()
+    if raw in ("", "1"):
+        return True
+    if raw == "0":
+        return False
+    raise PybridgeError(f"{PLACEMENT_CACHE_ENV}={raw!r} is neither 0 nor 1; set 0 to read every file's "
+                        f"package on each incremental sync, or unset it.")
+
+
+def forget_placements() -> None:
+    """Empty the placement cache (tests; a process that wants its memory back)."""
+    _PACKAGES.clear()
+    _NAMES.clear()
+
+
+def _remember(cache: dict[tuple[str, str], Any], key: tuple[str, str], value: object) -> None:
+    if len(cache) >= PLACEMENT_CACHE_MAX:
+        cache.clear()           # rare (a process that saw 200,000 file versions): start again
+    cache[key] = value
+
+
+def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodings: dict[Job, str],
+              digests: Mapping[str, str] | None = None) -> Placement:
     """Reads the first few KB of every file (12-18 ms for guava's 627 files here), all of a
-    misplaced one (the names of the types it may declare)."""
+    misplaced one (the names of the types it may declare). With `digests` (relpath -> the sha256
+    the sync's snapshot recorded), a content read before in this process is not read again
+    (`_PACKAGES`; PYBRIDGE_PLACEMENT_CACHE=0 reads every file): an edit's sync reads the edited
+    files, not the module. A file whose bytes changed since the snapshot fails the sync as stale
+    when it is staged or at the end-of-run check, so the snapshot's digest names what is indexed."""
     out = Placement()
+    if not placement_cache_enabled():
+        digests = None
     declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
     prefixes = {job: [os.path.join(str(root), "") for root in job_roots] for job, job_roots in roots.items()}
     codecs_of = {job: _codec(encoding) for job, encoding in encodings.items()}
@@ -387,10 +453,17 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
         codec = codecs_of.get(job, "utf-8")
         folder = os.path.dirname(entry.abs_path) + "/"
         folders = {folder[len(prefix):] for prefix in prefixes.get(job, ()) if folder.startswith(prefix)}
-        try:
-            package = _package_of(entry.abs_path, codec)
-        except OSError:
-            package = None        # gone or unreadable: the sync finds it stale or skips it
+        digest = digests.get(rel) if digests is not None else None
+        key = (digest or "", codec)
+        if digest is not None and key in _PACKAGES:
+            package = _PACKAGES[key]
+        else:
+            try:
+                package = _package_of(entry.abs_path, codec)
+                if digest is not None:
+                    _remember(_PACKAGES, key, package)
+            except OSError:
+                package = None        # gone or unreadable: the sync finds it stale or skips it
         if package is None:
             out.misplaced.setdefault(job, set()).add(rel)
             continue
@@ -398,10 +471,16 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
         names = {os.path.basename(entry.abs_path).removesuffix(".java")}
         if folder not in folders:
             out.misplaced.setdefault(job, set()).add(rel)
-            try:
-                names |= set(_TYPE_NAME.findall(Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
-            except OSError:
-                pass
+            found = _NAMES.get(key) if digest is not None else None
+            if found is None:
+                try:
+                    found = frozenset(_TYPE_NAME.findall(
+                        Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
+                    if digest is not None:
+                        _remember(_NAMES, key, found)
+                except OSError:
+                    found = frozenset()
+            names |= found
         for name in names:
             declared.setdefault(job, {}).setdefault(folder + name, set()).add(rel)
     for job, paths in out.misplaced.items():
