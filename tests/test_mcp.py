@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
+import time
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.conventions import SHARED_ARGUMENTS
+from pybridge.mcp import transport
 from pybridge.mcp.server import INSTRUCTIONS
+from pybridge.mcp.transport import run_stdio
+from pybridge.query import TOOL_NAMES, Facade
 from pybridge.sync import default_state_dir, sync
 from tests.mcp_session import checked_call, serve
+from tests.test_handshake import initialize
 from tests.test_query_paging import _write_project
 
 ENVELOPE = {"commit", "generated_at", "stale", "freshness", "checked_at"}
@@ -380,3 +389,71 @@ def test_streamable_http_serves_the_same_tools_on_loopback(served, tmp_path):
         proc.kill()
         proc.wait()
         proc.stderr.close()
+
+
+class Feed:
+    """A server's stdin: these lines, then the end of input once `out` holds `answers` lines (an end
+    read earlier would close the session before the SDK answered the last requests)."""
+
+    def __init__(self, lines: list[bytes], out: io.BytesIO, answers: int) -> None:
+        self.lines, self.out, self.answers = list(lines), out, answers
+
+    def readline(self, _limit: int = -1) -> bytes:
+        if self.lines:
+            return self.lines.pop(0)
+        deadline = time.monotonic() + 60
+        while self.out.getvalue().count(b"\n") < self.answers and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return b""
+
+
+def test_the_stdio_fast_path_writes_the_sdks_bytes_for_every_protocol_version(served, monkeypatch):
+    """`transport.StdioFastCalls` answers plain tools/call requests itself: the same lines, byte for byte,
+    as the SDK's own path (`PYBRIDGE_STDIO_FAST=0`), for every handshake protocol version, for answers,
+    error results, an unknown tool and malformed arguments; a call with a progress token and a call sent
+    before `initialize` go to the SDK. It fails when the pinned SDK shapes a result otherwise."""
+    client, roots = served
+    symbol_key, hot_key = key(client, "Counter.count"), key(client, "Target.hit", repo="many")
+    monkeypatch.setenv("PYBRIDGE_STATE_HOME", str(roots["kitchen-sink"].parent / "state-home"))
+    facade = Facade([roots["kitchen-sink"], roots["reactor"], roots["many"]])
+    calls = [("find_references", {"symbolKey": symbol_key}), ("find_references", {"symbolKey": hot_key}),
+             ("find_references", {"symbolKey": hot_key, "limit": 1}),
+             ("find_symbol", {"query": "Greeter", "repo": "kitchen-sink"}), ("find_symbol", {"query": 5}),
+             ("status", {}), ("describe", {"symbolKey": "garbled"}), ("no_such_tool", {}),
+             ("symbol_at", {"repo": "reactor", "path": "nowhere.java", "line": 0, "character": 0})]
+
+    def line(message: dict) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
+
+    def run(version: str, switch: str) -> tuple[dict, int]:
+        monkeypatch.setenv("PYBRIDGE_STDIO_FAST", switch)
+        made: list[transport.StdioFastCalls] = []
+
+        class Recorded(transport.StdioFastCalls):
+            def __init__(self, *args) -> None:
+                super().__init__(*args)
+                made.append(self)
+        monkeypatch.setattr(transport, "StdioFastCalls", Recorded)
+        lines = [line({"id": "early", "method": "tools/call", "params": {"name": "status", "arguments": {}}}),
+                 initialize(version, rid="init"), line({"method": "notifications/initialized"})]
+        lines += [line({"id": i, "method": "tools/call", "params": {"name": name, "arguments": args}})
+                  for i, (name, args) in enumerate(calls)]
+        lines.append(line({"id": "progress", "method": "tools/call",
+                           "params": {"name": "status", "arguments": {}, "_meta": {"progressToken": 1}}}))
+        out = io.BytesIO()
+        anyio.run(lambda: run_stdio(facade, TOOL_NAMES, stdin=Feed(lines, out, len(calls) + 3), stdout=out))
+        clock = re.compile(rb'(\\?"checked_at\\?":\\?")[^"\\]*')    # the one clock reading in an answer
+        replies = {json.loads(r)["id"]: clock.sub(rb"\1T", r) for r in out.getvalue().splitlines()}
+        return replies, made[0].served
+
+    try:
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            sdk, none = run(version, "0")
+            fast, served_fast = run(version, "1")
+            assert none == 0 and served_fast == len(calls), version
+            assert set(fast) == set(sdk) == {"early", "init", "progress", *range(len(calls))}
+            for rid in sdk:
+                assert fast[rid] == sdk[rid], (version, rid)
+            assert b'"error":{"code":-32602' in fast["early"]      # the SDK's refusal before initialize
+    finally:
+        facade.close()
