@@ -6,6 +6,7 @@ import io
 import json
 import re
 import shutil
+import sqlite3
 import time
 
 import anyio
@@ -19,7 +20,9 @@ from pybridge.mcp import transport
 from pybridge.mcp.server import INSTRUCTIONS
 from pybridge.mcp.transport import run_stdio
 from pybridge.query import TOOL_NAMES, Facade
+from pybridge.query.keys import load_secret, make_key
 from pybridge.sync import default_state_dir, sync
+from pybridge.sync.state import store_location
 from tests.mcp_session import checked_call, serve
 from tests.test_handshake import initialize
 from tests.test_query_paging import _write_project
@@ -457,3 +460,41 @@ def test_the_stdio_fast_path_writes_the_sdks_bytes_for_every_protocol_version(se
             assert b'"error":{"code":-32602' in fast["early"]      # the SDK's refusal before initialize
     finally:
         facade.close()
+
+
+def referenced_keys(root, most: int) -> list[str]:
+    """Keys of the `most` symbols with the most references in the workspace's current generation."""
+    state = default_state_dir(root)
+    conn = sqlite3.connect(f"file:{store_location(state).path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT s.id, s.binding_key FROM symbols s JOIN (SELECT r.target_id, count(*) AS n FROM refs r"
+            " JOIN manifest m ON m.file_version_id = r.file_version_id"
+            " AND m.generation_id = (SELECT max(id) FROM generations)"
+            " GROUP BY r.target_id) t ON t.target_id = s.id ORDER BY t.n DESC, s.id LIMIT ?", (most,)).fetchall()
+    finally:
+        conn.close()
+    secret = load_secret(state)
+    return [make_key(secret, sid, binding) for sid, binding in rows]
+
+
+def test_prebuilt_find_references_answers_equal_the_models_round_trip_byte_for_byte(served, monkeypatch):
+    """find_references builds its answer in its model's shape and skips the model's round trip
+    (`Result.prebuilt`): for the most referenced symbols of every workspace, with paging and filters,
+    the answer is the same JSON, byte for byte (key order included), as with the round trip
+    (`PYBRIDGE_PREBUILT_RESULTS=0`)."""
+    _client, roots = served
+    monkeypatch.setenv("PYBRIDGE_STATE_HOME", str(roots["kitchen-sink"].parent / "state-home"))
+    synced = [roots[name] for name in ("kitchen-sink", "reactor", "broken", "many")]
+    calls = [{"symbolKey": k, **extra} for root in synced for k in referenced_keys(root, 40)
+             for extra in ({}, {"limit": 2}, {"include_javadoc": False, "scope": "main"})]
+    answers: dict[str, list[str]] = {}
+    for switch in ("0", "1"):
+        monkeypatch.setenv("PYBRIDGE_PREBUILT_RESULTS", switch)
+        with Facade(synced) as facade:
+            answers[switch] = [json.dumps({k: v for k, v in facade.call("find_references", args)[0].items()
+                                           if k != "checked_at"}, ensure_ascii=False) for args in calls]
+    assert len(calls) > 300
+    assert sum(bool(json.loads(a).get("references")) for a in answers["1"]) > 200
+    for args, validated, prebuilt in zip(calls, answers["0"], answers["1"], strict=True):
+        assert prebuilt == validated, args
