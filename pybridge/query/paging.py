@@ -56,7 +56,7 @@ def check_generation(v: View, parsed: keys.ParsedKey, info: SymbolInfo) -> None:
     """A key answers in every generation that still declares its symbol (or, for a library
     symbol, still refers or relates to it); otherwise `stale_key` with the evident successor, if any."""
     if v.first_decls([info.id])[info.id] is not None or (
-            info.external and (v.r.references(info.id, limit=1) or v.r.relations(info.id))):
+            info.external and (v.r.referenced([info.id]) or v.r.relations(info.id))):
         return
     successor = _successor(v, info)
     replacement = v.key(successor.symbol_id, successor.key) if successor is not None else None

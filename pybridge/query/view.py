@@ -145,6 +145,7 @@ class View:
         self._coords: dict[str, tuple[str, str]] | None = None
         self._decls: dict[int, DeclRow | None] = {}
         self._lines: dict[tuple[str, str], Lines | None] = {}
+        self._encodings: dict[str, str] = {}
 
     # freshness ---------------------------------------------------------------
 
@@ -254,7 +255,10 @@ class View:
         if key in self._lines:
             lines = self._lines[key]
         else:
-            lines = self._lines[key] = self.ws.sources.lines(path, self.ws.encoding(self.gen, module))
+            encoding = self._encodings.get(module)
+            if encoding is None:
+                encoding = self._encodings[module] = self.ws.encoding(self.gen, module)
+            lines = self._lines[key] = self.ws.sources.lines(path, encoding)
         return lines[line] if lines is not None and 0 <= line < len(lines) else None
 
     def generated_accessors(self, symbol_id: int) -> list[int]:
