@@ -21,6 +21,8 @@ from pybridge.mcp.server import INSTRUCTIONS
 from pybridge.mcp.transport import run_stdio
 from pybridge.query import TOOL_NAMES, Facade
 from pybridge.query.keys import load_secret, make_key
+from pybridge.query.library import described, display_of, implicit
+from pybridge.store import SymbolInfo
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.state import store_location
 from tests.mcp_session import checked_call, serve
@@ -498,3 +500,35 @@ def test_prebuilt_find_references_answers_equal_the_models_round_trip_byte_for_b
     assert sum(bool(json.loads(a).get("references")) for a in answers["1"]) > 200
     for args, validated, prebuilt in zip(calls, answers["0"], answers["1"], strict=True):
         assert prebuilt == validated, args
+
+
+def test_a_key_of_an_arrays_length_answers_find_references_like_a_library_member(served):
+    """The `length` of arrays is declared by the language, not by a source or a class file: its key
+    (symbol_at mints it) answered stale_key (the 13th hottest symbol of bench/p99.py's reactor). It
+    answers while the generation refers to it, named as its binding key says."""
+    client, roots = served
+    path = "app/src/main/java/com/acme/app/App.java"
+    [line] = [n for n, text in enumerate((roots["reactor"] / path).read_text().splitlines()) if "args.length" in text]
+    character = (roots["reactor"] / path).read_text().splitlines()[line].index("args.length") + len("args.")
+    at = ok(client, "symbol_at", {"repo": "reactor", "path": path, "line": line, "character": character})
+    symbol = at["symbol"]
+    assert (symbol["name"], symbol["kind"], symbol["dottedPath"], symbol["symbol"], symbol["declaration"]) == \
+        ("length", "FIELD", None, None, None)
+    refs = ok(client, "find_references", {"symbolKey": symbol["symbolKey"]})
+    assert refs["symbol"]["symbolKey"] == symbol["symbolKey"] and refs["symbol"]["name"] == "length"
+    assert {"path": path, "line": line, "character": character} in [
+        {"path": r["path"], "line": r["range"]["start"]["line"], "character": r["range"]["start"]["character"]}
+        for r in refs["references"]]
+    assert refs["meta"]["total"] == len(refs["references"]) >= 1
+
+
+def test_an_enums_implicit_methods_are_described_by_their_binding_keys():
+    """`values()` and `valueOf(String)` of a source enum: referenced, declared by no source (JLS 8.9.3)."""
+    values = SymbolInfo(1, "Lcom/acme/Size;.values()[Lcom/acme/Size;", None, None, None, None,
+                        "com/acme/Size#values().", False)
+    value_of = values._replace(key="Lcom/acme/Outer$Size;.valueOf(Ljava/lang/String;)Lcom/acme/Outer$Size;")
+    assert implicit(values) and not implicit(values._replace(external=True))
+    assert (described(values).kind, described(values).dotted, display_of(described(values))) == \
+        ("METHOD", "com.acme.Size.values", "values()")
+    assert (described(value_of).dotted, display_of(described(value_of))) == \
+        ("com.acme.Outer.Size.valueOf", "valueOf(String)")

@@ -47,7 +47,7 @@ from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta, scip_symb
 from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
-from .library import Origin, display_of, origin
+from .library import Origin, described, display_of, implicit, origin
 from .source import Lines, snippet
 from .workspace import Served
 
@@ -204,6 +204,8 @@ class View:
         d = self.first_decls([info.id])[info.id]
         if d is not None:
             return self.symbol(d)
+        if implicit(info):
+            info = described(info)
         found = self.origin(info) if info.external else None
         return {
             "symbolKey": self.key(info.id, info.key),
