@@ -290,7 +290,8 @@ class StdioFastCalls:
     that was about as much CPU as reading the page from the store (bench/RESULTS.md, "A flat
     p99"). Here a request that is exactly a `tools/call` (params `name` and `arguments`, no
     `_meta`: no progress token), on a session whose `initialize` the SDK accepted (its answer,
-    written through this transport, names the protocol version), and that can answer without
+    written through this transport, names the protocol version), while no request handed to the SDK
+    awaits its answer (answers keep the order of the requests), and that can answer without
     blocking (`plain_answer_now`), is answered by the transport with the bytes the SDK would
     write: the text content as the SDK's `as_result` makes it, and the structured content
     serialized once, by the SDK's own serializer (`pydantic_core.to_json`). Anything else (another
@@ -310,17 +311,26 @@ class StdioFastCalls:
         self.version: str | None = None          # the protocol version of the SDK's answer to initialize
         self._init_id: int | str | None = None
         self._init_answered: anyio.Event | None = None
+        self._in_sdk: set[int | str] = set()    # requests handed to the SDK and not answered yet
         self.served = 0
 
     def forwarded(self, message: types.JSONRPCMessage) -> None:
-        """A message handed to the SDK: an `initialize` holds the fast path until the SDK answers it."""
-        if isinstance(message, types.JSONRPCRequest) and message.method == "initialize":
-            self.version = None
-            self._init_id = message.id
-            self._init_answered = anyio.Event()
+        """A message handed to the SDK: an `initialize` holds the fast path until the SDK answers it;
+        a request keeps it off until answered (or cancelled), so answers keep the requests' order."""
+        if isinstance(message, types.JSONRPCRequest):
+            self._in_sdk.add(message.id)
+            if message.method == "initialize":
+                self.version = None
+                self._init_id = message.id
+                self._init_answered = anyio.Event()
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled" \
+                and isinstance(message.params, dict):
+            self._in_sdk.discard(message.params.get("requestId"))   # the SDK answers a cancelled request not
 
     def replied(self, message: types.JSONRPCMessage) -> None:
         """A message the SDK wrote: its answer to `initialize` opens the fast path for that version."""
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id is not None:
+            self._in_sdk.discard(message.id)
         if self._init_answered is None or not isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) \
                 or message.id != self._init_id:
             return
@@ -340,7 +350,7 @@ class StdioFastCalls:
             with anyio.move_on_after(self.INIT_WAIT):
                 await pending.wait()
         params, version = message.params, self.version
-        if version is None or not isinstance(params, dict) or not set(params) <= {"name", "arguments"}:
+        if version is None or self._in_sdk or not isinstance(params, dict) or not set(params) <= {"name", "arguments"}:
             return None
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
