@@ -4,6 +4,7 @@
     .venv/bin/python bench/p99.py --n 50                   # a quick check
     .venv/bin/python bench/p99.py --answers after.jsonl --compare before.jsonl
     .venv/bin/python bench/p99.py --facade                 # in process: CPU time per call too
+    .venv/bin/python bench/p99.py --ab PYBRIDGE_STDIO_FAST  # one switch off, then on: the ratio in one run
 
 Builds (once, cached under bench/work/) the reactor `bench/workspaces.py`
 names (`reactor4`: guava, commons-lang3 with its tests, commons-collections4,
@@ -89,12 +90,13 @@ def _answer(res: Any) -> tuple[dict, bool]:
     return {k: v for k, v in data.items() if k not in VOLATILE}, is_error
 
 
-async def _session(root: Path, state: Path, keys: list[str], rounds: int, errlog: Any) -> dict:
+async def _session(root: Path, state: Path, keys: list[str], rounds: int, errlog: Any,
+                   env: dict[str, str] | None = None) -> dict:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     cmd = queries.serve_command(root, state)
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env={**os.environ, **(env or {})})
     out: dict[str, Any] = {"rounds": [], "answers": []}
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
@@ -184,6 +186,27 @@ def _in_process(root: Path, state: Path, keys: list[str], rounds: int) -> dict:
     return out
 
 
+def _ab(root: Path, state: Path, keys: list[str], args: argparse.Namespace, log: Path) -> dict:
+    """The same session with `args.ab`=0 and =1, alternately; the last round of each is compared."""
+    runs: dict[str, list[dict]] = {"0": [], "1": []}
+    first: dict[str, list[str]] = {}
+    with open(log, "a") as errlog:
+        for _ in range(args.pairs):
+            for value in ("0", "1"):
+                result = anyio.run(_session, root, state, keys, args.rounds, errlog, {args.ab: value})
+                first.setdefault(value, result["answers"])
+                last = result["rounds"][-1]
+                last.pop("slowest")
+                runs[value].append({**last, "loadAverage": load_average()})
+
+    def mean(value: str, field: str) -> float:
+        return sum(r[field] for r in runs[value]) / len(runs[value])
+    return {"switch": args.ab, "symbols": len(keys), "rounds": args.rounds, "off": runs["0"], "on": runs["1"],
+            "answersEqual": first["0"] == first["1"],
+            "ratio": {f: round(mean("1", f) / mean("0", f), 3)
+                      for f in ("server_cpu_p50_ms", "server_cpu_p99_ms", "server_cpu_max_ms", "p50_ms", "p99_ms")}}
+
+
 def load_average() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -200,6 +223,10 @@ def main() -> None:
     parser.add_argument("--compare", type=Path, help="compare the answers with this file's")
     parser.add_argument("--facade", action="store_true",
                         help="call the facade in this process instead of an MCP session (CPU time too)")
+    parser.add_argument("--ab", metavar="VAR",
+                        help="serve with VAR=0 then VAR=1 (`--pairs` times), and print the server-CPU ratio "
+                             "of the last rounds (on / off)")
+    parser.add_argument("--pairs", type=int, default=1, help="with --ab: how many off/on pairs")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
 
@@ -212,6 +239,9 @@ def main() -> None:
     load_before = load_average()
     log = workspaces.WORK / f"p99-serve-{args.reactor}.log"
     keys = [k for _, _, k in hot]
+    if args.ab:
+        print(json.dumps(_ab(root, state, keys, args, log), indent=2))
+        return
     if args.facade:
         result = _in_process(root, state, keys, args.rounds)
     else:

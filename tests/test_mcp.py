@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
+import sqlite3
+import time
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from pybridge.conventions import SHARED_ARGUMENTS
+from pybridge.mcp import transport
 from pybridge.mcp.server import INSTRUCTIONS
+from pybridge.mcp.transport import run_stdio
+from pybridge.query import TOOL_NAMES, Facade
+from pybridge.query.keys import load_secret, make_key
+from pybridge.query.library import described, display_of, implicit
+from pybridge.store import SymbolInfo
 from pybridge.sync import default_state_dir, sync
+from pybridge.sync.state import store_location
 from tests.mcp_session import checked_call, serve
+from tests.test_handshake import initialize
 from tests.test_query_paging import _write_project
 
 ENVELOPE = {"commit", "generated_at", "stale", "freshness", "checked_at"}
@@ -380,3 +394,141 @@ def test_streamable_http_serves_the_same_tools_on_loopback(served, tmp_path):
         proc.kill()
         proc.wait()
         proc.stderr.close()
+
+
+class Feed:
+    """A server's stdin: these lines, then the end of input once `out` holds `answers` lines (an end
+    read earlier would close the session before the SDK answered the last requests)."""
+
+    def __init__(self, lines: list[bytes], out: io.BytesIO, answers: int) -> None:
+        self.lines, self.out, self.answers = list(lines), out, answers
+
+    def readline(self, _limit: int = -1) -> bytes:
+        if self.lines:
+            return self.lines.pop(0)
+        deadline = time.monotonic() + 60
+        while self.out.getvalue().count(b"\n") < self.answers and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return b""
+
+
+def test_the_stdio_fast_path_writes_the_sdks_bytes_for_every_protocol_version(served, monkeypatch):
+    """`transport.StdioFastCalls` answers plain tools/call requests itself: the same lines, byte for byte,
+    as the SDK's own path (`PYBRIDGE_STDIO_FAST=0`), for every handshake protocol version, for answers,
+    error results, an unknown tool and malformed arguments; a call with a progress token and a call sent
+    before `initialize` go to the SDK. It fails when the pinned SDK shapes a result otherwise."""
+    client, roots = served
+    symbol_key, hot_key = key(client, "Counter.count"), key(client, "Target.hit", repo="many")
+    monkeypatch.setenv("PYBRIDGE_STATE_HOME", str(roots["kitchen-sink"].parent / "state-home"))
+    facade = Facade([roots["kitchen-sink"], roots["reactor"], roots["many"]])
+    calls = [("find_references", {"symbolKey": symbol_key}), ("find_references", {"symbolKey": hot_key}),
+             ("find_references", {"symbolKey": hot_key, "limit": 1}),
+             ("find_symbol", {"query": "Greeter", "repo": "kitchen-sink"}), ("find_symbol", {"query": 5}),
+             ("status", {}), ("describe", {"symbolKey": "garbled"}), ("no_such_tool", {}),
+             ("symbol_at", {"repo": "reactor", "path": "nowhere.java", "line": 0, "character": 0})]
+
+    def line(message: dict) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
+
+    def run(version: str, switch: str) -> tuple[dict, int]:
+        monkeypatch.setenv("PYBRIDGE_STDIO_FAST", switch)
+        made: list[transport.StdioFastCalls] = []
+
+        class Recorded(transport.StdioFastCalls):
+            def __init__(self, *args) -> None:
+                super().__init__(*args)
+                made.append(self)
+        monkeypatch.setattr(transport, "StdioFastCalls", Recorded)
+        lines = [line({"id": "early", "method": "tools/call", "params": {"name": "status", "arguments": {}}}),
+                 initialize(version, rid="init"), line({"method": "notifications/initialized"})]
+        lines += [line({"id": i, "method": "tools/call", "params": {"name": name, "arguments": args}})
+                  for i, (name, args) in enumerate(calls)]
+        lines.append(line({"id": "progress", "method": "tools/call",
+                           "params": {"name": "status", "arguments": {}, "_meta": {"progressToken": 1}}}))
+        out = io.BytesIO()
+        anyio.run(lambda: run_stdio(facade, TOOL_NAMES, stdin=Feed(lines, out, len(calls) + 3), stdout=out))
+        clock = re.compile(rb'(\\?"checked_at\\?":\\?")[^"\\]*')    # the one clock reading in an answer
+        replies = {json.loads(r)["id"]: clock.sub(rb"\1T", r) for r in out.getvalue().splitlines()}
+        return replies, made[0].served
+
+    try:
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            sdk, none = run(version, "0")
+            fast, served_fast = run(version, "1")
+            assert none == 0 and served_fast >= len(calls) - 1, version   # the first may follow "early" to the SDK
+            assert set(fast) == set(sdk) == {"early", "init", "progress", *range(len(calls))}
+            for rid in sdk:
+                assert fast[rid] == sdk[rid], (version, rid)
+            assert b'"error":{"code":-32602' in fast["early"]      # the SDK's refusal before initialize
+    finally:
+        facade.close()
+
+
+def referenced_keys(root, most: int) -> list[str]:
+    """Keys of the `most` symbols with the most references in the workspace's current generation."""
+    state = default_state_dir(root)
+    conn = sqlite3.connect(f"file:{store_location(state).path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT s.id, s.binding_key FROM symbols s JOIN (SELECT r.target_id, count(*) AS n FROM refs r"
+            " JOIN manifest m ON m.file_version_id = r.file_version_id"
+            " AND m.generation_id = (SELECT max(id) FROM generations)"
+            " GROUP BY r.target_id) t ON t.target_id = s.id ORDER BY t.n DESC, s.id LIMIT ?", (most,)).fetchall()
+    finally:
+        conn.close()
+    secret = load_secret(state)
+    return [make_key(secret, sid, binding) for sid, binding in rows]
+
+
+def test_prebuilt_find_references_answers_equal_the_models_round_trip_byte_for_byte(served, monkeypatch):
+    """find_references builds its answer in its model's shape and skips the model's round trip
+    (`Result.prebuilt`): for the most referenced symbols of every workspace, with paging and filters,
+    the answer is the same JSON, byte for byte (key order included), as with the round trip
+    (`PYBRIDGE_PREBUILT_RESULTS=0`)."""
+    _client, roots = served
+    monkeypatch.setenv("PYBRIDGE_STATE_HOME", str(roots["kitchen-sink"].parent / "state-home"))
+    synced = [roots[name] for name in ("kitchen-sink", "reactor", "broken", "many")]
+    calls = [{"symbolKey": k, **extra} for root in synced for k in referenced_keys(root, 40)
+             for extra in ({}, {"limit": 2}, {"include_javadoc": False, "scope": "main"})]
+    answers: dict[str, list[str]] = {}
+    for switch in ("0", "1"):
+        monkeypatch.setenv("PYBRIDGE_PREBUILT_RESULTS", switch)
+        with Facade(synced) as facade:
+            answers[switch] = [json.dumps({k: v for k, v in facade.call("find_references", args)[0].items()
+                                           if k != "checked_at"}, ensure_ascii=False) for args in calls]
+    assert len(calls) > 300
+    assert sum(bool(json.loads(a).get("references")) for a in answers["1"]) > 200
+    for args, validated, prebuilt in zip(calls, answers["0"], answers["1"], strict=True):
+        assert prebuilt == validated, args
+
+
+def test_a_key_of_an_arrays_length_answers_find_references_like_a_library_member(served):
+    """The `length` of arrays is declared by the language, not by a source or a class file: its key
+    (symbol_at mints it) answered stale_key (the 13th hottest symbol of bench/p99.py's reactor). It
+    answers while the generation refers to it, named as its binding key says."""
+    client, roots = served
+    path = "app/src/main/java/com/acme/app/App.java"
+    [line] = [n for n, text in enumerate((roots["reactor"] / path).read_text().splitlines()) if "args.length" in text]
+    character = (roots["reactor"] / path).read_text().splitlines()[line].index("args.length") + len("args.")
+    at = ok(client, "symbol_at", {"repo": "reactor", "path": path, "line": line, "character": character})
+    symbol = at["symbol"]
+    assert (symbol["name"], symbol["kind"], symbol["dottedPath"], symbol["symbol"], symbol["declaration"]) == \
+        ("length", "FIELD", None, None, None)
+    refs = ok(client, "find_references", {"symbolKey": symbol["symbolKey"]})
+    assert refs["symbol"]["symbolKey"] == symbol["symbolKey"] and refs["symbol"]["name"] == "length"
+    assert {"path": path, "line": line, "character": character} in [
+        {"path": r["path"], "line": r["range"]["start"]["line"], "character": r["range"]["start"]["character"]}
+        for r in refs["references"]]
+    assert refs["meta"]["total"] == len(refs["references"]) >= 1
+
+
+def test_an_enums_implicit_methods_are_described_by_their_binding_keys():
+    """`values()` and `valueOf(String)` of a source enum: referenced, declared by no source (JLS 8.9.3)."""
+    values = SymbolInfo(1, "Lcom/acme/Size;.values()[Lcom/acme/Size;", None, None, None, None,
+                        "com/acme/Size#values().", False)
+    value_of = values._replace(key="Lcom/acme/Outer$Size;.valueOf(Ljava/lang/String;)Lcom/acme/Outer$Size;")
+    assert implicit(values) and not implicit(values._replace(external=True))
+    assert (described(values).kind, described(values).dotted, display_of(described(values))) == \
+        ("METHOD", "com.acme.Size.values", "values()")
+    assert (described(value_of).dotted, display_of(described(value_of))) == \
+        ("com.acme.Outer.Size.valueOf", "valueOf(String)")

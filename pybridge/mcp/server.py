@@ -87,33 +87,42 @@ def error_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def result_text(result: dict[str, Any], is_error: bool) -> str:
+    """A result's text content: compact JSON for an answer, `error_text` for an error."""
+    return error_text(result) if is_error else json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
 def as_result(result: dict[str, Any], is_error: bool) -> types.CallToolResult:
     """The MCP result: the object as structured content, and as text (compact JSON for an answer;
     a readable summary plus the JSON for an error). Error objects keep their structured content:
     every output schema admits them (see `schemas`)."""
-    text = error_text(result) if is_error else json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=[types.TextContent(type="text", text=result_text(result, is_error))],
         structured_content=result,
         is_error=is_error,
     )
 
 
-def unknown_tool(name: str, known: set[str]) -> types.CallToolResult:
-    return as_result({"error": f"There is no tool named {name!r}; the tools are: "
-                               f"{', '.join(sorted(known))}.", "code": "invalid_argument"}, True)
+def _unknown(name: str, known: set[str]) -> dict[str, Any]:
+    return {"error": f"There is no tool named {name!r}; the tools are: {', '.join(sorted(known))}.",
+            "code": "invalid_argument"}
 
 
 def answer_now(facade: Facade, known: set[str], name: str, arguments: Any) -> types.CallToolResult | None:
     """The answer of a tool that can answer without blocking (see `Facade.try_call`), or None when
     it must run in a thread (a sync, or an exact tool waiting for the live index)."""
-    if name not in known:
-        return unknown_tool(name, known)
-    try:
-        answer = facade.try_call(name, arguments)
-    except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
-        answer = _internal(name, exc)
+    answer = plain_answer_now(facade, known, name, arguments)
     return None if answer is None else as_result(*answer)
+
+
+def plain_answer_now(facade: Facade, known: set[str], name: str, arguments: Any) -> tuple[dict[str, Any], bool] | None:
+    """`answer_now` as the facade's `(object, is_error)`, before it becomes an MCP result."""
+    if name not in known:
+        return _unknown(name, known), True
+    try:
+        return facade.try_call(name, arguments)
+    except Exception as exc:  # noqa: BLE001 - the facade never raises; this is the last guard
+        return _internal(name, exc)
 
 
 def _internal(name: str, exc: Exception) -> tuple[dict[str, Any], bool]:

@@ -70,7 +70,7 @@ from pybridge.mcp import sdkstate
 from pybridge.mcp.gcpace import PACER, freeze_startup
 from pybridge.mcp.handshake import MAX_LINE, EarlyWire, claim_wire, read_line, write_all
 from pybridge.mcp.httpwire import TargetKeepingProtocol, request_target
-from pybridge.mcp.server import answer_now, build_server
+from pybridge.mcp.server import answer_now, as_result, build_server, plain_answer_now, result_text
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -201,6 +201,7 @@ async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | N
     """Serve MCP over stdin/stdout (newline-delimited JSON-RPC) until stdin closes; on the wire that
     `pybridge.mcp.handshake` claimed when `early` is given (its first line comes from there)."""
     server = build_server(facade, names)
+    fast = StdioFastCalls(facade, set(names))
     if early is not None:
         stdin, stdout = early.stdin, early.stdout
     PACER.start()
@@ -210,13 +211,14 @@ async def run_stdio(facade: Facade, names: Sequence[str], *, stdin: BinaryIO | N
             with contextlib.ExitStack() as stack:
                 if stdin is None or stdout is None:
                     stdin, stdout = stack.enter_context(_claim_stdio())
-                await _serve_stdio(server, stdin, stdout, early)
+                await _serve_stdio(server, stdin, stdout, early, fast)
             tg.cancel_scope.cancel()
     finally:
         PACER.stop()
 
 
-async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO, early: EarlyWire | None) -> None:
+async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO, early: EarlyWire | None,
+                       fast: StdioFastCalls) -> None:
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     write_lock = anyio.Lock()
@@ -246,21 +248,153 @@ async def _serve_stdio(server: Server[Any], stdin: BinaryIO, stdout: BinaryIO, e
                 if reply is not None:
                     await put(encode_reply(reply))
                 if message is not None:
+                    answered = await fast.answer(message)
+                    if answered is not None:
+                        await put(answered)
+                        continue
+                    fast.forwarded(message)
                     await read_send.send(SessionMessage(message))
 
     async def write_loop() -> None:
         async with write_recv:
             async for session_message in write_recv:
                 line = encode_reply(session_message.message)
-                if early is not None and early.answered is not None and early.settle(json.loads(line)):
-                    continue       # the SDK's answer to the initialize answered early
-                await put(line)
+                if not (early is not None and early.answered is not None and early.settle(json.loads(line))):
+                    await put(line)    # (else the SDK's answer to the initialize answered early: dropped)
+                fast.replied(session_message.message)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(read_loop)
         tg.start_soon(write_loop)
         await server.run(read_recv, write_send, server.create_initialization_options())
         tg.cancel_scope.cancel()
+
+
+class StdioFastCalls:
+    """`tools/call` over stdio answered without the SDK's per-request machinery.
+
+    The SDK serves a call through a dispatcher task, a middleware chain, validation of the params
+    against the protocol's surface, and the result dumped, validated and dumped again for the
+    protocol version, then once more as the JSON-RPC response: for a 30 KB find_references page
+    that was about as much CPU as reading the page from the store (bench/RESULTS.md, "A flat
+    p99"). Here a request that is exactly a `tools/call` (params `name` and `arguments`, no
+    `_meta`: no progress token), on a session whose `initialize` the SDK accepted (its answer,
+    written through this transport, names the protocol version), while no request handed to the SDK
+    awaits its answer (answers keep the order of the requests), and that can answer without
+    blocking (`plain_answer_now`), is answered by the transport with the bytes the SDK would
+    write: the text content as the SDK's `as_result` makes it, and the structured content
+    serialized once, by the SDK's own serializer (`pydantic_core.to_json`). Anything else (another
+    method, a sync, a wait for the live index, an answer holding a lone surrogate) goes to the SDK
+    as before. Only with the pinned SDK (`sdkstate.PINNED_SDK`), and for a protocol version whose
+    shape `sdkstate.shaped_result` confirms on two probes when the version is accepted;
+    tests/test_mcp.py compares the wire bytes of both paths. `PYBRIDGE_STDIO_FAST=0` turns it off.
+    """
+
+    INIT_WAIT = 10.0
+    """Seconds a call sent before the SDK answered `initialize` waits for that answer (then: the SDK)."""
+
+    def __init__(self, facade: Facade, known: set[str]) -> None:
+        self.facade = facade
+        self.known = known
+        self.on = os.environ.get("PYBRIDGE_STDIO_FAST", "1") != "0" and sdkstate.installed_sdk() == sdkstate.PINNED_SDK
+        self.version: str | None = None          # the protocol version of the SDK's answer to initialize
+        self._init_id: int | str | None = None
+        self._init_answered: anyio.Event | None = None
+        self._in_sdk: set[int | str] = set()    # requests handed to the SDK and not answered yet
+        self.served = 0
+
+    def forwarded(self, message: types.JSONRPCMessage) -> None:
+        """A message handed to the SDK: an `initialize` holds the fast path until the SDK answers it;
+        a request keeps it off until answered (or cancelled), so answers keep the requests' order."""
+        if isinstance(message, types.JSONRPCRequest):
+            self._in_sdk.add(message.id)
+            if message.method == "initialize":
+                self.version = None
+                self._init_id = message.id
+                self._init_answered = anyio.Event()
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled" \
+                and isinstance(message.params, dict):
+            self._in_sdk.discard(message.params.get("requestId"))   # the SDK answers a cancelled request not
+
+    def replied(self, message: types.JSONRPCMessage) -> None:
+        """A message the SDK wrote: its answer to `initialize` opens the fast path for that version."""
+        if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id is not None:
+            self._in_sdk.discard(message.id)
+        if self._init_answered is None or not isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) \
+                or message.id != self._init_id:
+            return
+        if isinstance(message, types.JSONRPCResponse):
+            version = message.result.get("protocolVersion")
+            if isinstance(version, str) and version in HANDSHAKE_PROTOCOL_VERSIONS and shapes_like_sdk(version):
+                self.version = version
+        self._init_answered.set()
+        self._init_answered, self._init_id = None, None
+
+    async def answer(self, message: types.JSONRPCMessage) -> bytes | None:
+        """The wire line answering `message`, or None to hand it to the SDK."""
+        if not self.on or not isinstance(message, types.JSONRPCRequest) or message.method != "tools/call":
+            return None
+        pending = self._init_answered
+        if pending is not None:
+            with anyio.move_on_after(self.INIT_WAIT):
+                await pending.wait()
+        params, version = message.params, self.version
+        if version is None or self._in_sdk or not isinstance(params, dict) or not set(params) <= {"name", "arguments"}:
+            return None
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            return None
+        with PACER.call():
+            answer = plain_answer_now(self.facade, self.known, name, arguments if arguments is not None else {})
+        if answer is None:
+            return None
+        self.served += 1
+        line = call_result_line(message.id, *answer)
+        if line is None:      # a lone surrogate in the answer (a file name that is not UTF-8): the SDK's way
+            shaped = sdkstate.shaped_result(version, as_result(*answer).model_dump(by_alias=True, mode="json",
+                                                                                   exclude_none=True))
+            line = encode_reply(types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result=shaped))
+        return line
+
+
+def call_result_line(rid: int | str, result: dict[str, Any], is_error: bool) -> bytes | None:
+    """The JSON-RPC response line of a tools/call result as the pinned SDK writes it for every handshake
+    protocol version (`shapes_like_sdk`), or None when the result cannot be serialized so (a lone
+    surrogate)."""
+    try:
+        text = pydantic_core.to_json(result_text(result, is_error))
+        structured = pydantic_core.to_json(result)
+        ident = pydantic_core.to_json(rid)
+    except ValueError:
+        return None
+    return b"".join((b'{"jsonrpc":"2.0","id":', ident, b',"result":{"content":[{"text":', text,
+                     b',"type":"text"}],"isError":', b"true" if is_error else b"false", b',"structuredContent":',
+                     structured, b"}}\n"))
+
+
+_PROBES: tuple[tuple[int | str, dict[str, Any], bool], ...] = (
+    (7, {"a": 1, "b": None, "c": [1.5, -2, "\u00e9\u2028\x1f\"\\"], "d": {"x": True, "y": []}}, False),
+    ("s", {"error": "No such symbol.", "code": "not_found", "candidates": [], "replacement": None}, True),
+)
+
+
+@functools.lru_cache(maxsize=8)
+def shapes_like_sdk(version: str) -> bool:
+    """Whether `call_result_line` writes, for this protocol version, what the SDK's own shaping
+    (`sdkstate.shaped_result`, then the JSON-RPC response as `encode_reply` writes it) writes."""
+    try:
+        for rid, result, is_error in _PROBES:
+            dumped = as_result(result, is_error).model_dump(by_alias=True, mode="json", exclude_none=True)
+            sdk = encode_reply(types.JSONRPCResponse(jsonrpc="2.0", id=rid,
+                                                     result=sdkstate.shaped_result(version, dumped)))
+            if call_result_line(rid, result, is_error) != sdk:
+                log.warning("the stdio fast path is off for protocol %s: the SDK shapes a result otherwise", version)
+                return False
+    except Exception:
+        log.warning("the stdio fast path is off for protocol %s: the SDK refused the probe", version,
+                    exc_info=True)
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------------------------------- HTTP

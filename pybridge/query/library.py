@@ -96,6 +96,30 @@ def params_of(key: str) -> list[str] | None:
     return out
 
 
+def implicit(info: SymbolInfo) -> bool:
+    """A member the language declares implicitly: an array's `length` (JLS 10.7), a source enum's
+    `values()` and `valueOf(String)` (JLS 8.9.3). Referenced, but declared by no source and described
+    by no class file, so its row has no kind. Its key answers like a library member's: while the
+    generation refers or relates to it (`paging.check_generation`)."""
+    return info.kind is None and not info.external
+
+
+def described(info: SymbolInfo) -> SymbolInfo:
+    """An implicit member's row as its binding key describes it: its name, METHOD or FIELD, its
+    type's dotted path before its name (an array's `length` has no type: its dotted path is null),
+    and no SCIP symbol where the indexer gave it a document-local one (`local N`)."""
+    owner, sep, member = info.key.partition(";.")
+    if not sep and info.key.startswith("."):
+        owner, member = "", info.key[1:]
+    elif not sep:
+        return info
+    name = member.split("(", 1)[0].split(")", 1)[0]
+    kind = "METHOD" if member[len(name):].startswith("(") else "FIELD"
+    dotted = owner[1:].replace("/", ".").replace("$", ".") + "." + name if owner.startswith("L") else None
+    scip = None if info.scip is None or info.scip.startswith("local ") else info.scip
+    return info._replace(kind=kind, name=name or None, dotted=dotted, scip=scip)
+
+
 def display_of(info: SymbolInfo) -> str | None:
     """`add(E)` for a library method, `ArrayList()` for a constructor, the name otherwise."""
     if info.display:

@@ -4,7 +4,8 @@
   workspace's secret (with the binding key of the symbol id it names), is
   `invalid_key`. A key names a declaration, not a generation: it answers
   while the current generation declares its symbol (or, for a library
-  symbol, still refers or relates to it). Otherwise it is `stale_key` with
+  symbol or a member the language declares implicitly, an array's `length`
+  or an enum's `values()`, still refers or relates to it). Otherwise it is `stale_key` with
   `replacement`: the key of the evident successor (the one symbol left with
   the same dotted path, e.g. after a signature change or with one overload
   left; else a renamed member: the one newer member of the same declaring
@@ -22,6 +23,7 @@ from pybridge.store import DeclRow, Reader, SymbolInfo
 
 from . import keys
 from .errors import QueryError
+from .library import implicit
 from .view import View
 from .workspace import Served, Workspaces
 
@@ -53,10 +55,11 @@ def open_key(spaces: Workspaces, token: str) -> tuple[Served, Reader, keys.Parse
 
 
 def check_generation(v: View, parsed: keys.ParsedKey, info: SymbolInfo) -> None:
-    """A key answers in every generation that still declares its symbol (or, for a library
-    symbol, still refers or relates to it); otherwise `stale_key` with the evident successor, if any."""
+    """A key answers in every generation that still declares its symbol (or, for a library symbol or
+    a member the language declares implicitly, such as an array's `length`, still refers or relates
+    to it); otherwise `stale_key` with the evident successor, if any."""
     if v.first_decls([info.id])[info.id] is not None or (
-            info.external and (v.r.references(info.id, limit=1) or v.r.relations(info.id))):
+            (info.external or implicit(info)) and (v.r.referenced([info.id]) or v.r.relations(info.id))):
         return
     successor = _successor(v, info)
     replacement = v.key(successor.symbol_id, successor.key) if successor is not None else None

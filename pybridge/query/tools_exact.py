@@ -264,7 +264,7 @@ def find_references(call: Call, a: FindReferencesArgs) -> FindReferencesResult:
                                }, **v.envelope()}
         if more:
             out["nextCursor"] = new_cursor(v, "find_references", args, list(rows[-1].sort_key))
-        return FindReferencesResult.model_validate(out)
+        return FindReferencesResult.prebuilt(out)
     finally:
         reader.close()
 

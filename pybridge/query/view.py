@@ -47,7 +47,7 @@ from pybridge.sync.meta import REFLECTION_NOT_TRACKED, GenerationMeta, scip_symb
 from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
-from .library import Origin, display_of, origin
+from .library import Origin, described, display_of, implicit, origin
 from .source import Lines, snippet
 from .workspace import Served
 
@@ -145,6 +145,7 @@ class View:
         self._coords: dict[str, tuple[str, str]] | None = None
         self._decls: dict[int, DeclRow | None] = {}
         self._lines: dict[tuple[str, str], Lines | None] = {}
+        self._encodings: dict[str, str] = {}
 
     # freshness ---------------------------------------------------------------
 
@@ -203,6 +204,8 @@ class View:
         d = self.first_decls([info.id])[info.id]
         if d is not None:
             return self.symbol(d)
+        if implicit(info):
+            info = described(info)
         found = self.origin(info) if info.external else None
         return {
             "symbolKey": self.key(info.id, info.key),
@@ -254,7 +257,10 @@ class View:
         if key in self._lines:
             lines = self._lines[key]
         else:
-            lines = self._lines[key] = self.ws.sources.lines(path, self.ws.encoding(self.gen, module))
+            encoding = self._encodings.get(module)
+            if encoding is None:
+                encoding = self._encodings[module] = self.ws.encoding(self.gen, module)
+            lines = self._lines[key] = self.ws.sources.lines(path, encoding)
         return lines[line] if lines is not None and 0 <= line < len(lines) else None
 
     def generated_accessors(self, symbol_id: int) -> list[int]:

@@ -74,6 +74,12 @@ class Served:
                     raise self.not_synced(f"The index of {self.slug} cannot be opened: {exc.message}") from exc
             return self._store
 
+    def store_exists(self) -> bool:
+        """Whether its store file exists: the open store's (one stat), else where the state folder's
+        record says (read from the folder)."""
+        store = self._store
+        return (store.path if store is not None else store_location(self.state).path).exists()
+
     def reader(self) -> Reader:
         """A reader pinned to the current generation; not_synced when there is none."""
         store = self.store()
@@ -232,7 +238,7 @@ class Workspaces:
         """The workspaces whose secret makes this key tag (normally one)."""
         out = []
         for w in self.served:
-            if not store_location(w.state).path.exists():   # never synced: it issued no key
+            if not w.store_exists():   # never synced: it issued no key
                 continue
             try:
                 if w.tag() == tag:

@@ -452,6 +452,13 @@ class Reader:
             q.within("r.file_version_id", files)
         return self._ref_page(q, module, scope, after, limit)
 
+    def referenced(self, ids: list[int]) -> bool:
+        """Whether the generation holds a reference to one of the symbols: from the file list a page
+        of their references reads next (`reference_files`, kept for the reader's life), not a row."""
+        if FAST_PAGES:
+            return bool(self.reference_files(ids, None, None, None))
+        return bool(self.references(ids, limit=1))
+
     def count_references(self, symbol: SymbolArg, *, kinds: Iterable[str] | None = None,
                          module: str | None = None, scope: str | None = None) -> int:
         """How many references `references` would return without a limit."""
