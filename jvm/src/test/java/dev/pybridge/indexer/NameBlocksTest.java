@@ -81,18 +81,25 @@ public class NameBlocksTest {
         Files.write(p, text.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The blocked names of a file: name -> "reason line:char xcount". */
+    /**
+     * The blocked names of a file: name -> "reason line:char xcount", the reason and place of its
+     * first blocked token (rows come one per token, in order) and how many of its tokens are blocked.
+     */
     private static Map<String, String> blocks(String rel) {
         String file = root.resolve(rel).toString();
         String[] strings = batch.strings.split("\0", -1);
-        Map<String, String> out = new TreeMap<>();
+        Map<String, String> first = new TreeMap<>();
+        Map<String, Integer> count = new TreeMap<>();
         for (int f = 0; f < batch.files.length; f += Batch.FILE_WIDTH) {
             if (!strings[batch.files[f]].equals(file)) continue;
             for (int b = batch.files[f + 13]; b < batch.files[f + 14]; b++) {
                 int o = b * Batch.BLOCK_WIDTH;
-                out.put(strings[batch.blocks[o]], REASONS[batch.blocks[o + 1]] + " " + batch.blocks[o + 2] + ":"
-                        + batch.blocks[o + 3] + " x" + batch.blocks[o + 6]);
+                String name = strings[batch.blocks[o]];
+                first.putIfAbsent(name, REASONS[batch.blocks[o + 1]] + " " + batch.blocks[o + 2] + ":" + batch.blocks[o + 3]);
+                count.merge(name, 1, Integer::sum);
             }
+            Map<String, String> out = new TreeMap<>();
+            first.forEach((name, at) -> out.put(name, at + " x" + count.get(name)));
             return out;
         }
         throw new AssertionError("no file " + rel);
