@@ -62,7 +62,7 @@ from javac_refs import driver  # noqa: E402
 
 from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
 from pybridge.edits.textmap import TextMap  # noqa: E402
-from pybridge.facts import Span  # noqa: E402
+from pybridge.facts import DECL_KINDS, Span  # noqa: E402
 from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import store_path  # noqa: E402
@@ -236,7 +236,7 @@ def field_names(state: Path) -> list[str]:
             "SELECT DISTINCT coalesce(d.name_x, s.name) FROM checkouts c"
             " JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 4").fetchall()
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = ?", (DECL_KINDS.index("FIELD"),)).fetchall()
     finally:
         conn.close()
     return sorted(r[0] for r in rows if r[0])
