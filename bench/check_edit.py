@@ -23,19 +23,24 @@ type changed) and `delete` (the method removed). Written to bench/check_edit-pla
 
     .venv/bin/python bench/check_edit.py --compare-plans [--edits 20] [--only guava] [--kinds ...]
 
-With `--javac` (commons-lang3-main by default): for each 1-file change, javac compiles the module
-with the change written (then undone), and its errors minus the original's are compared with
-`diagnostics.added`, by file and by (file, line) (JDT and javac may put one error on different
-lines of a statement). And `rebound` against javac's reference graphs (bench/javac_refs, one warm
-`JavacRefs --serve` for the run): the original module's references and the edited copy's, each
-original reference outside the edited text mapped through the edit (`TextMap`) to its place in the
-copy; javac's rebound references are those whose target there differs from the original's target
-mapped through the edit (a declaration in source by its position, a library one by its binary
-name), or that javac no longer reports. Their places (path, line, character) are compared with
-`rebound`'s: equal, missing (javac only), extra (pybridge only). Written to
-bench/check_edit-javac.json.
+With `--javac` (commons-lang3-main by default; `--root`/`--state` take a workspace already synced):
+random 1-file changes (the kinds above, and `hide`: a field named like a field declared elsewhere and
+used in the file; `overload_str`: an instance overload taking a String), each checked by pybridge and
+judged by javac (bench/javac_refs, one warm `JavacRefs --serve`, `driver.Subset`): the edited file
+and every file holding a name the change declares (as a code token), on the original and on a
+hard-linked copy with the change written (the workspace itself is never written), against the
+original's class output (compiled once into `--work`). javac's errors on the copy minus the
+original's are compared with `diagnostics.added` by file and by (file, line). `rebound` is compared
+with javac's reference graphs: each original reference outside the edited text mapped through the
+edit (`TextMap`) to its place in the copy; javac's rebound references are those whose target there
+differs from the original's target mapped through the edit (a declaration on the command line by
+its position, any other by its binary name), or that javac no longer reports: equal, missing (javac
+only), extra (pybridge only). `--full N`: the first N changes are judged a second time with every
+file on javac's command line; both judgements must be equal (the check of the subset rule).
+Written to `--out` (bench/check_edit-javac.json) every 5 changes.
 
-    .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main]
+    .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main] [--root R --state S]
+        [--work DIR] [--full 2] [--out FILE]
 """
 
 from __future__ import annotations
@@ -60,13 +65,12 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-import measure  # noqa: E402 - after the sys.path set-up; bench/ is not a package
-import workspaces  # noqa: E402
+import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a package
 from javac_refs import driver  # noqa: E402
 
 from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
 from pybridge.edits.textmap import TextMap  # noqa: E402
-from pybridge.facts import Span  # noqa: E402
+from pybridge.facts import DECL_KINDS, Span  # noqa: E402
 from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import store_path  # noqa: E402
@@ -203,21 +207,6 @@ def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), 
     return out
 
 
-_JAVAC_ERROR = re.compile(r"^(.+\.java):(\d+): error: ")
-
-
-def javac_errors(job: dict, root: Path, out: Path) -> set[tuple[str, int]]:
-    """(workspace-relative path, 1-based line) of every error javac reports for the job."""
-    proc = subprocess.run(measure.javac_cmd(job, str(out)) + ["-Xmaxerrs", "10000", *job["files"]],
-                          capture_output=True, text=True)
-    found = set()
-    for line in proc.stderr.splitlines():
-        m = _JAVAC_ERROR.match(line)
-        if m:
-            found.add((Path(m.group(1)).resolve().relative_to(root).as_posix(), int(m.group(2))))
-    return found
-
-
 Place = tuple[str, int, int]          # path, 0-based line and character of a reference
 
 
@@ -264,52 +253,141 @@ def javac_rebound(original: list[driver.Ref], copy: list[driver.Ref], maps: dict
     return out
 
 
-def javac_differential(name: str, edits: int, seed: int) -> dict:
-    source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
+JAVAC_KINDS = (*KINDS, "hide", "overload_str")
+
+
+def javac_edit(text: str, kind: str, name: str, span: tuple[int, int, int, int], name_end: tuple[int, int],
+               fields: list[str], rng: random.Random) -> tuple[str, set[str]] | None:
+    """One edit of the javac differential and the names it declares: `KINDS`, and `hide` (a field named
+    like a field declared elsewhere in the workspace and used in this file: it may hide an inherited
+    or outer one) and `overload_str` (an instance overload taking a String: it may capture calls)."""
+    if kind == "hide":
+        used = [f for f in fields if re.search(rf"\b{re.escape(f)}\b", text)]
+        if not used:
+            return None
+        field = rng.choice(used)
+        t = SourceText(text)
+        start = t.offset(span[0], span[1])
+        return text[:start] + f"int {field};\n    " + text[start:], {field}
+    if kind == "overload_str":
+        t = SourceText(text)
+        end = t.offset(span[2], span[3])
+        return text[:end] + f"\n    void {name}(String zzBench) {{ }}\n" + text[end:], {name}
+    new = edit_text(text, kind, name, span, name_end)
+    if new is None:
+        return None
+    return new, {"body": {"zzBench"}, "overload": {name}, "field": {"zzField"}}[kind]
+
+
+def field_names(state: Path) -> list[str]:
+    conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT DISTINCT coalesce(d.name_x, s.name) FROM checkouts c"
+            " JOIN manifest m ON m.generation_id = c.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = ?", (DECL_KINDS.index("FIELD"),)).fetchall()
+    finally:
+        conn.close()
+    return sorted(r[0] for r in rows if r[0])
+
+
+def javac_differential(name: str, edits: int, seed: int, root: Path | None = None, state: Path | None = None,
+                       work: Path | None = None, full: int = 0, out: Path | None = None) -> dict:
+    """check_edit against javac: `edits` 1-file edits of the workspace `root` synced into `state` (else a
+    copy of bench/work/NAME synced here). javac (`driver.Subset`, one warm JVM) compiles the files the
+    edit can affect, the edited one and those that hold a name it declares, against the original's
+    class output, on the original and on a hard-linked copy with the edit written (the workspace is
+    never written); the first `full` edits are judged on the whole workspace too, which must agree."""
     with tempfile.TemporaryDirectory(prefix=f"pybridge-check-javac-{name}-") as tmp, Worker() as worker:
-        root = (Path(tmp) / name).resolve()
-        shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
-        state = Path(tmp) / "state"
-        sync(root, state_dir=state, worker=worker)
-        [job] = [j for j in measure.compile_jobs(root, state) if j["scope"] == "main"]
-        classes = Path(tmp) / "classes"
-        classes.mkdir()
-        original = javac_errors(job, root, classes)
-        warm = driver.Warm(Path(tmp))
-        original_refs, _ = warm.extract(job, root, Path(tmp) / "orig.tsv")
-        candidates = methods(state)
-        rng = random.Random(seed)
-        rows = []
+        if root is None or state is None:
+            source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
+            root = (Path(tmp) / name).resolve()
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
+            state = Path(tmp) / "state"
+            sync(root, state_dir=state, worker=worker)
+        root = root.resolve()
+        work = (work or Path(tmp)).resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        warm = driver.Warm(work)
+        t0 = time.monotonic()
+        rows: list[dict] = []
         try:
+            subset = driver.Subset(root, state, work, warm)
+            mentions = driver.Mentions(root, subset.job_of)
+            copy = work / "ce-copy"
+            if copy.exists():
+                shutil.rmtree(copy)
+            subprocess.run(["cp", "-al", str(root), str(copy)], check=True)
+            originals: dict[frozenset[str], driver.Run] = {}
+            whole_original: driver.Run | None = None
+            candidates = [c for c in methods(state) if c[0] in subset.job_of]
+            fields = field_names(state)
+            rng = random.Random(seed)
             with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
                 session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
-                for i in range(edits):
-                    [change] = pick(root, rng, [c for c in candidates if (root / c[0]).is_relative_to(root)], 1)
-                    check = check_edit(session, [change])
-                    path = root / change.path
-                    before = path.read_bytes()
-                    maps = {change.path: TextMap(before.decode("utf-8"), change.text or "")}
-                    path.write_text(change.text or "", encoding="utf-8")
+                while len(rows) < edits:
+                    path, mname, span, name_end = rng.choice(candidates)
+                    kind = rng.choice(JAVAC_KINDS)
+                    before_text = (root / path).read_text(encoding="utf-8")
+                    edit = javac_edit(before_text, kind, mname, span, name_end, fields, rng)
+                    if edit is None:
+                        continue
+                    new_text, declared = edit
+                    t1 = time.perf_counter()
+                    check = check_edit(session, [FileChange(path=path, text=new_text)])
+                    ours_s = time.perf_counter() - t1
+                    maps = {path: TextMap(before_text, new_text)}
+                    files = {path} | mentions.paths(declared)
+                    target = copy / path
+                    target.unlink()
+                    target.write_text(new_text, encoding="utf-8")
                     try:
-                        javac = javac_errors(job, root, classes) - original
-                        copy_refs, _ = warm.extract(job, root, Path(tmp) / "copy.tsv")
+                        key = frozenset(files)
+                        if key not in originals:
+                            originals[key] = subset.run(root, {p: p for p in files}, "ce-orig")
+                        before, after = originals[key], subset.run(copy, {p: p for p in files}, "ce-copy")
+                        judged = [(before, after)]
+                        if len(rows) < full:
+                            if whole_original is None:
+                                whole_original = subset.whole(root, name="ce-orig-whole")
+                            judged.append((whole_original, subset.whole(copy, name="ce-copy-whole")))
                     finally:
-                        path.write_bytes(before)
+                        target.unlink()
+                        os.link(root / path, target)
+                    javac_s = time.perf_counter() - t1 - ours_s
+                    answers = [(set(a.errors) - set(b.errors), javac_rebound(b.refs, a.refs, maps)) for b, a in judged]
+                    javac, theirs = answers[0]
                     ours = {(d.path, d.range.start.line + 1) for d in check.diagnostics.added}
-                    theirs = javac_rebound(original_refs, copy_refs, maps)
                     rebound = {(r.path, r.range.start.line, r.range.start.character) for r in check.rebound}
-                    row = {"path": change.path, "verdict": check.verdict, "javac": sorted(javac),
-                           "pybridge": sorted(ours), "same_files": {p for p, _ in javac} == {p for p, _ in ours},
+                    row = {"path": path, "kind": kind, "declares": sorted(declared), "files": len(files),
+                           "verdict": check.verdict, "javac": sorted(javac), "pybridge": sorted(ours),
+                           "same_files": {p for p, _ in javac} == {p for p, _ in ours},
                            "same_lines": javac == ours, "rebound_equal": len(theirs & rebound),
-                           "rebound_missing": sorted(theirs - rebound), "rebound_extra": sorted(rebound - theirs)}
+                           "rebound_missing": sorted(theirs - rebound), "rebound_extra": sorted(rebound - theirs),
+                           "pybridge_s": round(ours_s, 2), "javac_s": round(javac_s, 2)}
+                    if len(answers) > 1:
+                        row["full_equal"] = answers[1] == answers[0]
                     rows.append(row)
-                    print(f"  #{i + 1} {change.path}: javac {len(javac)} error(s), pybridge {len(ours)} added; "
-                          f"files {'=' if row['same_files'] else '!='}, lines {'=' if row['same_lines'] else '!='}; "
-                          f"rebound {len(theirs & rebound)} equal, {len(theirs - rebound)} missing, "
-                          f"{len(rebound - theirs)} extra", flush=True)
+                    print(f"  #{len(rows)} {kind} {path} ({len(files)} files): javac {len(javac)} error(s), "
+                          f"pybridge {len(ours)} added; files {'=' if row['same_files'] else '!='}, "
+                          f"lines {'=' if row['same_lines'] else '!='}; rebound {len(theirs & rebound)} equal, "
+                          f"{len(theirs - rebound)} missing, {len(rebound - theirs)} extra"
+                          + (f"; full {'=' if row['full_equal'] else '!='}" if "full_equal" in row else "")
+                          + f" ({ours_s:.1f} s + javac {javac_s:.1f} s)", flush=True)
+                    if out is not None and (len(rows) % 5 == 0 or len(rows) == edits):
+                        out.write_text(json.dumps(_summary(name, rows, t0), indent=2) + "\n", encoding="utf-8")
         finally:
             warm.close()
-    return {"workspace": name, "edits": len(rows), "original_javac_errors": len(original),
+    return _summary(name, rows, t0)
+
+
+def _summary(name: str, rows: list[dict], t0: float) -> dict:
+    full = [r["full_equal"] for r in rows if "full_equal" in r]
+    return {"workspace": name, "edits": len(rows), "seconds": round(time.monotonic() - t0, 1),
+            "kinds": dict(Counter(r["kind"] for r in rows)),
+            "verdicts": dict(Counter(r["verdict"] for r in rows)),
+            "full_checked": len(full), "full_equal": sum(full),
             "same_files": sum(r["same_files"] for r in rows), "same_lines": sum(r["same_lines"] for r in rows),
             "rebound_equal": sum(r["rebound_equal"] for r in rows),
             "rebound_missing": sum(len(r["rebound_missing"]) for r in rows),
@@ -333,12 +411,19 @@ def main() -> None:
                              f"{', '.join(KINDS)}; all with --compare-plans)")
     parser.add_argument("--sizes", default="1,5", help="files per change, comma-separated")
     parser.add_argument("--out", type=Path, default=None, help="the JSON written (default: bench/check_edit.json, "
-                        "bench/check_edit-plans.json with --compare-plans)")
+                        "bench/check_edit-plans.json with --compare-plans, bench/check_edit-javac.json with --javac)")
+    parser.add_argument("--root", type=Path, help="--javac: a workspace already synced into --state")
+    parser.add_argument("--state", type=Path)
+    parser.add_argument("--work", type=Path, help="--javac: javac's work folder (the original's class output)")
+    parser.add_argument("--full", type=int, default=0,
+                        help="--javac: judge the first N edits on the whole workspace too")
     args = parser.parse_args()
     if args.javac:
-        out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed)
+        target = args.out or HERE / "check_edit-javac.json"
+        out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed, args.root, args.state,
+                                 args.work, args.full, target)
         print({k: v for k, v in out.items() if k != "rows"})
-        (HERE / "check_edit-javac.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        target.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         return
     names = [args.only] if args.only else ["guava"]
     plans = ("narrow", "broad") if args.compare_plans else ("narrow",)

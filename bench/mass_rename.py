@@ -46,7 +46,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "javac_refs"))
 
 import driver  # noqa: E402 - bench/ is not a package
-import measure  # noqa: E402
 
 from pybridge.edits import EditSession  # noqa: E402
 from pybridge.edits import rename as planner  # noqa: E402
@@ -88,51 +87,29 @@ def pick(rng: random.Random, reader: Reader, decls: dict[str, list[DeclRow]], i:
 
 
 class Javac:
-    """javac's references of the original (whole jobs, once) and of copies (the files asked)."""
+    """javac's references and errors of the original and of copies, on the files a rename can affect
+    (`driver.Subset`: against the original's class output); the original's runs are cached by file set."""
 
-    def __init__(self, root: Path, state: Path, work: Path, warm: driver.Warm) -> None:
+    def __init__(self, root: Path, state: Path, work: Path, warm: driver.Warm, say: Any = print) -> None:
         self.root = root
         self.work = work
-        self.warm = warm
-        self.jobs = measure.compile_jobs(root, state)
-        self.job_of = {str(Path(f).relative_to(root)): i for i, job in enumerate(self.jobs) for f in job["files"]}
-        self.original: dict[str, list[driver.Ref]] = {}
-        self.original_errors = 0
-        for i, job in enumerate(self.jobs):
-            out, done = work / f"orig-{i}.tsv", work / f"orig-{i}.done"
-            stamp = json.dumps([str(root), job["files"], job["classpath"]])
-            if done.exists() and done.read_text(encoding="utf-8").split("\n", 1)[0] == stamp:
-                refs, log = driver.read(out), done.read_text(encoding="utf-8").split("\n", 1)[1]
-            else:      # the original's references, once per work folder and job
-                refs, log = warm.extract(job, root, out)
-                done.write_text(stamp + "\n" + log, encoding="utf-8")
-            self.original_errors += _errors(log)
-            for r in refs:
-                self.original.setdefault(r.path, []).append(r)
+        self.subset = driver.Subset(root, state, work, warm, say)
+        self.mentions = driver.Mentions(root, self.subset.job_of)
+        self._original: dict[frozenset[str], driver.Run] = {}
+        self._whole: driver.Run | None = None
 
-    def copy(self, copy: Path, paths: dict[str, str]) -> tuple[list[driver.Ref], int, str]:
-        """javac on the copy's files `paths` (new path -> old path, for the job), (refs, errors, log)."""
-        refs: list[driver.Ref] = []
-        errors, logs = 0, []
-        by_job: dict[int, list[str]] = {}
-        for new, old in paths.items():
-            if old in self.job_of:
-                by_job.setdefault(self.job_of[old], []).append(str(copy / new))
-        for i, files in sorted(by_job.items()):
-            job = dict(self.jobs[i])
-            job["files"] = sorted(files)
-            job["sourcepath"] = [str(copy / Path(p).relative_to(self.root)) if Path(p).is_relative_to(self.root)
-                                 else p for p in job["sourcepath"]]
-            found, log = self.warm.extract(job, copy, self.work / f"copy-{i}.tsv")
-            refs += found
-            errors += _errors(log)
-            logs.append(log)
-        return refs, errors, "\n".join(logs)
+    def original(self, paths: set[str]) -> driver.Run:
+        key = frozenset(paths)
+        if key not in self._original:
+            if len(self._original) > 200:
+                self._original.clear()
+            self._original[key] = self.subset.run(self.root, {p: p for p in paths}, "orig")
+        return self._original[key]
 
-
-def _errors(log: str) -> int:
-    last = [line for line in log.splitlines() if line.startswith("javac_refs:")]
-    return int(last[-1].split(",")[1].split()[0]) if last else 1
+    def whole_original(self) -> driver.Run:
+        if self._whole is None:
+            self._whole = self.subset.whole(self.root, name="orig-whole")
+        return self._whole
 
 
 class Substitution:
@@ -181,67 +158,90 @@ def _key(r: driver.Ref) -> RefKey:
 PRIVATE = 0x2      # JDT's Modifier.PRIVATE
 
 
-def affected(reader: Reader, plan: planner.RenamePlan) -> set[str]:
+def affected(mentions: driver.Mentions, plan: planner.RenamePlan) -> set[str]:
     """The files whose bindings the rename could change: those it edits and, unless the target is
     seen from its own file only (a local, a parameter, a type parameter, a private member), those that
-    mention the new name (a reference can only move to a declaration named like it; removing the old
-    name cannot move a reference that did not bind to it, and those that did are edited)."""
+    mention the new name or the old one as a code token (a reference can only move to a declaration
+    named like it, or away from one named like it; and a reference the rename missed is there)."""
     edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
     t = plan.target
     if t.kind in ("LOCAL", "PARAMETER", "TYPE_PARAMETER") or t.modifiers & PRIVATE:
         return edited
-    return edited | set(reader.paths_mentioning([plan.new_name]))
+    return edited | mentions.paths([plan.new_name, plan.old_name])
 
 
-def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True) -> dict[str, Any]:
+def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True,
+           full: bool = False) -> dict[str, Any]:
     """Write `plan` to a copy and compare javac's view of it with the original's, substituted: the
-    affected files (`wide`) or only the edited ones."""
+    affected files (`wide`) or only the edited ones, each side compiled against the original's class
+    output; `full`: every file of the workspace, the check of that subset rule."""
     copy = work / "copy"
     if copy.exists():
         shutil.rmtree(copy)
     subprocess.run(["cp", "-al", str(javac.root), str(copy)], check=True)
     write(copy, plan, base_of(plan))
     shifts = Shifts(plan)
-    old_paths = affected(reader, plan) if wide else {f.path for f in plan.files} | {m.source for m in plan.moves}
-    paths = {shifts.new_path(p): p for p in old_paths}
-    refs, errors, log = javac.copy(copy, paths)
+    if full:
+        before = javac.whole_original()
+        after = javac.subset.whole(copy, shifts.new_path, "copy-whole")
+        old_paths = set(javac.subset.job_of)
+    else:
+        edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
+        old_paths = affected(javac.mentions, plan) if wide else edited
+        before = javac.original(old_paths)
+        after = javac.subset.run(copy, {shifts.new_path(p): p for p in old_paths}, "copy")
     sub = Substitution(plan)
-    expected = Counter(sub.ref(r) for p in old_paths for r in javac.original.get(p, []))
-    actual = Counter(_key(r) for r in refs)
+    expected = Counter(sub.ref(r) for r in before.refs)
+    actual = Counter(_key(r) for r in after.refs)
     missing, extra = expected - actual, actual - expected
-    return {"files": len(paths), "errors": errors, "log": log[-2000:] if errors else "",
+    errors = max(0, len(after.errors) - len(before.errors))
+    return {"files": len(old_paths), "errors": errors, "log": after.log[-2000:] if errors else "",
             "missing": [list(k) for k in sorted(missing)[:5]], "extra": [list(k) for k in sorted(extra)[:5]],
             "differences": sum(missing.values()) + sum(extra.values())}
 
 
 def run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
-        say: Any = print, out: Path | None = None) -> dict[str, Any]:
-    """The mass rename; with `out`, the result so far is written there after each rename."""
+        say: Any = print, out: Path | None = None, full: int = 0, resume: bool = False) -> dict[str, Any]:
+    """The mass rename; with `out`, the result so far is written there after each rename (and with
+    `resume`, the renames it already holds for this seed are kept, not run again); the first `full`
+    renames are judged a second time on every file of the workspace, which must give the same
+    judgement (`fullEqual`)."""
     root, state = root.resolve(), state.resolve()
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     warm = driver.Warm(work)
     try:
-        return _run(root, state, n, seed, work, worker, say, warm, t0, out)
+        return _run(root, state, n, seed, work, worker, say, warm, t0, out, full, resume)
     finally:
         warm.close()
 
 
 def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker, say: Any, warm: driver.Warm,
-         t0: float, out: Path | None) -> dict[str, Any]:
-    javac = Javac(root, state, work, warm)
-    say(f"javac on the original: {sum(map(len, javac.original.values()))} references, "
-        f"{javac.original_errors} errors ({time.monotonic() - t0:.1f} s)")
+         t0: float, out: Path | None, full: int, resume: bool) -> dict[str, Any]:
+    javac = Javac(root, state, work, warm, say)
+    say(f"javac: the original's class output ready ({time.monotonic() - t0:.1f} s)")
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     by_kind: dict[str, Counter[str]] = {}
     cases: list[dict[str, Any]] = []
+    done: list[dict[str, Any]] = []
+    if resume and out is not None and out.exists():
+        before = json.loads(out.read_text(encoding="utf-8"))
+        if before.get("seed") == seed and before.get("root") == str(root):
+            done = before["cases"]
+            t0 -= before.get("seconds", 0)
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         meta = GenerationMeta.of(reader.generation)
         decls = pool(reader)
         session = EditSession(root, reader, worker, lambda sid, key: key, lambda d, m: d)
         for i in range(n):
             target, new, how = pick(rng, reader, decls, i)
+            if i < len(done) and done[i]["target"] == target.dotted and done[i]["new"] == new:
+                case = done[i]
+                counts[case["result"]] += 1
+                by_kind.setdefault(target.kind, Counter())[case["result"]] += 1
+                cases.append(case)
+                continue
             case: dict[str, Any] = {"i": i, "kind": target.kind, "target": target.dotted, "path": target.path,
                                     "old": target.name, "new": new, "how": how}
             t1 = time.monotonic()
@@ -264,6 +264,11 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                     verdict = judged(javac, reader, plan, work)
                     broke = verdict["errors"] > 0 or verdict["differences"] > 0
                 case["javac"] = verdict
+                case["javac_seconds"] = round(time.monotonic() - t1 - case["seconds"], 2)
+                if i < full:
+                    whole = judged(javac, reader, plan, work, full=True)
+                    case["fullEqual"] = (whole["errors"] > 0 or whole["differences"] > 0) == broke
+                    case["full"] = {k: whole[k] for k in ("files", "errors", "differences", "missing", "extra")}
                 if case["outcome"] == "clean":
                     outcome = "failed" if broke else "clean"
                 else:
@@ -282,14 +287,18 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
             say(f"{i + 1}/{n} {target.kind} {target.dotted} -> {new} ({how}): {outcome}"
                 + (f" [{case.get('message', '')[:120]}]" if outcome.startswith("refused") else "")
                 + (f" {case.get('javac')}" if outcome in ("failed", "refused_unproven") else "")
-                + (f" {case.get('error')}" if outcome == "error" else ""))
+                + (f" {case.get('error')}" if outcome == "error" else "")
+                + (f" fullEqual={case['fullEqual']}" if "fullEqual" in case else "")
+                + f" ({case.get('seconds')} s + javac {case.get('javac_seconds')} s)")
     return _result(root, n, seed, t0, counts, by_kind, cases)
 
 
 def _result(root: Path, n: int, seed: int, t0: float, counts: Counter[str], by_kind: dict[str, Counter[str]],
             cases: list[dict[str, Any]]) -> dict[str, Any]:
+    full = [c["fullEqual"] for c in cases if "fullEqual" in c]
     return {"root": str(root), "n": n, "seed": seed, "seconds": round(time.monotonic() - t0, 1),
-            "counts": dict(counts), "byKind": {k: dict(v) for k, v in sorted(by_kind.items())}, "cases": cases}
+            "fullChecked": len(full), "fullEqual": sum(full), "counts": dict(counts),
+            "byKind": {k: dict(v) for k, v in sorted(by_kind.items())}, "cases": cases}
 
 
 def main() -> None:
@@ -301,11 +310,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--work", type=Path)
     ap.add_argument("--heap", default="2g")
+    ap.add_argument("--full", type=int, default=0, help="judge the first N renames on the whole workspace too")
+    ap.add_argument("--resume", action="store_true", help="keep the renames --out already holds")
     a = ap.parse_args()
     work = a.work or Path(tempfile.mkdtemp(prefix="mass-rename-"))
     with Worker(heap=a.heap) as worker:
-        result = run(a.root, a.state, a.n, a.seed, work, worker, lambda m: print(m, flush=True), a.out)
-    print(json.dumps({k: result[k] for k in ("n", "seconds", "counts", "byKind")}, indent=1))
+        result = run(a.root, a.state, a.n, a.seed, work, worker, lambda m: print(m, flush=True), a.out,
+                     a.full, a.resume)
+    print(json.dumps({k: result[k] for k in ("n", "seconds", "fullChecked", "fullEqual", "counts", "byKind")},
+                     indent=1))
 
 
 if __name__ == "__main__":

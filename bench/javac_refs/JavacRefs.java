@@ -42,7 +42,7 @@ import javax.tools.*;
  * Each line of standard input is one run's arguments as an {@code @argfile}
  * path (holding OUT, ROOT, the options and the files); after each run one
  * line on standard output: {@code done REFERENCES ERRORS}, after the lines a
- * single run writes to standard error (the first errors, the summary).
+ * single run writes to standard error (the first 500 errors, the summary).
  */
 public final class JavacRefs {
     private static PrintStream log = System.err;
@@ -147,7 +147,7 @@ public final class JavacRefs {
         int errors = 0;
         for (Diagnostic<? extends JavaFileObject> d : diags.getDiagnostics()) {
             if (d.getKind() == Diagnostic.Kind.ERROR) {
-                if (errors++ < 20) log.println("javac: " + String.valueOf(d).replace('\n', ' '));
+                if (errors++ < 500) log.println("javac: " + String.valueOf(d).replace('\n', ' '));
             }
         }
         return new Analysis(out, root, task, units, errors);

@@ -10,9 +10,13 @@ taken from pybridge's own workspace model and Maven resolution.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -111,3 +115,113 @@ def read(out: Path) -> list[Ref]:
             p, ln, ch, end, kind, target, name, alts = line.rstrip("\n").split("\t")
             refs.append(Ref(p, int(ln), int(ch), int(end), kind, target, name, tuple(alts.split(",")) if alts else ()))
     return refs
+
+
+_ERROR = re.compile(r"^javac: (.+?\.java):(\d+): error: ")
+
+
+class Run(NamedTuple):
+    """javac's view of some files: their references, and its errors as (path, 1-based line)."""
+    refs: list[Ref]
+    errors: list[tuple[str, int]]
+    log: str
+
+
+class Subset:
+    """javac on the files a change can affect, against the original's class output (issue 24's benches).
+
+    Each compile job of the workspace at `root` is compiled once (whole, with its sourcepath) into a
+    class folder under `work` (kept while the job's files and classpath are the same). A run then gives
+    javac only the files asked, with that folder ahead of the job's classpath and an empty sourcepath:
+    a file on the command line wins over its class file, every other type is read from the original's
+    class file. A job whose sourcepath holds another job's sources (app on lib) gets the asked files
+    of that job on its command line too, so that it sees them as changed; each file's references are
+    taken from its own job's run. `whole()` gives every file of the jobs instead (the `--full` check
+    of the subset rule)."""
+
+    def __init__(self, root: Path, state: Path, work: Path, warm: Warm, say=print) -> None:
+        self.root, self.work, self.warm = root, work, warm
+        self.jobs = measure.compile_jobs(root, state)
+        self.job_of = {Path(f).relative_to(root).as_posix(): i for i, job in enumerate(self.jobs) for f in job["files"]}
+        self.upstream = {i: [k for k, other in enumerate(self.jobs)
+                             if any(Path(other["files"][0]).is_relative_to(sp) for sp in job["sourcepath"])] or [i]
+                         for i, job in enumerate(self.jobs)}
+        self.empty = work / "empty-sourcepath"
+        self.empty.mkdir(parents=True, exist_ok=True)
+        self.classes = [self._compile(i, job, say) for i, job in enumerate(self.jobs)]
+
+    def _compile(self, i: int, job: dict, say) -> Path:
+        classes = self.work / f"classes-{i}"
+        stamp = self.work / f"classes-{i}.done"
+        key = json.dumps([str(self.root), job["files"], job["classpath"], job["sourcepath"]])
+        if stamp.exists() and stamp.read_text(encoding="utf-8") == key:
+            return classes
+        shutil.rmtree(classes, ignore_errors=True)
+        classes.mkdir(parents=True)
+        argfile = self.work / f"classes-{i}.args"
+        argfile.write_text("\n".join(f'"{f}"' for f in job["files"]), encoding="utf-8")
+        t = time.monotonic()
+        proc = subprocess.run([*measure.javac_cmd(job, str(classes)), f"@{argfile}"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"javac could not compile the original's job {job['module']}:{job['scope']} into "
+                               f"{classes} (a subset needs its class files): {proc.stderr[-2000:]}")
+        stamp.write_text(key, encoding="utf-8")
+        say(f"javac: the original's {job['module']}:{job['scope']} compiled to {classes} "
+            f"({time.monotonic() - t:.1f} s)")
+        return classes
+
+    def run(self, base: Path, paths: dict[str, str], name: str = "run") -> Run:
+        """javac on `base`'s files `paths` (path under base -> the original's path, which names its job)."""
+        by_job: dict[int, dict[str, str]] = {}
+        for new, old in paths.items():
+            if old in self.job_of:
+                by_job.setdefault(self.job_of[old], {})[new] = old
+        refs: list[Ref] = []
+        errors: list[tuple[str, int]] = []
+        logs = []
+        for i, own in sorted(by_job.items()):
+            job = dict(self.jobs[i])
+            files = {new for k in self.upstream[i] for new in by_job.get(k, {})} | set(own)
+            job["files"] = sorted(str(base / f) for f in files)
+            job["sourcepath"] = [str(self.empty)]
+            job["classpath"] = [str(self.classes[i]), *job["classpath"]]
+            found, log = self.warm.extract(job, base, self.work / f"{name}-{i}.tsv")
+            refs += [r for r in found if r.path in own]
+            for line in log.splitlines():
+                m = _ERROR.match(line)
+                if m and Path(m.group(1)).resolve().is_relative_to(base):
+                    rel = Path(m.group(1)).resolve().relative_to(base).as_posix()
+                    if rel in own:
+                        errors.append((rel, int(m.group(2))))
+                elif line.startswith("javac: ") and not m:
+                    errors.append(("", 0))        # an error of no file (a class file javac cannot read)
+            logs.append(log)
+        return Run(refs, errors, "\n".join(logs))
+
+    def whole(self, base: Path, new_path=lambda p: p, name: str = "whole") -> Run:
+        """javac on every file of every job (the original's paths through `new_path`)."""
+        return self.run(base, {new_path(p): p for p in self.job_of}, name)
+
+
+
+_LEXEME = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"'
+                     r"|'(?:\\.|[^'\\\n])*'|[A-Za-z_$][\w$]*", re.S)
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifier tokens of Java source `text` (comments, strings and character literals skipped)."""
+    return {m.group() for m in _LEXEME.finditer(text) if m.group()[0] not in "/\"'"}
+
+
+class Mentions:
+    """Which files of a workspace hold an identifier as a code token (comments and strings aside),
+    read once from the original's text: the files whose bindings a change of that name can move."""
+
+    def __init__(self, root: Path, paths) -> None:
+        self.by_name: dict[str, set[str]] = {}
+        for p in paths:
+            for name in identifiers((root / p).read_text(encoding="utf-8", errors="replace")):
+                self.by_name.setdefault(name, set()).add(p)
+
+    def paths(self, names) -> set[str]:
+        return {p for n in names for p in self.by_name.get(n, ())}
