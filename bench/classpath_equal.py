@@ -9,7 +9,7 @@ For each project (bench/workspaces.py: commons-lang3 3.14.0, guava 33.3.1-jre, c
 workspace to a temporary folder (the cached one stays untouched), resolves its classpaths as `sync`
 does (`resolve_classpaths`, fresh state folder, online) and runs `mvn dependency:build-classpath` once
 per scope on another copy (main: includeScope=compile, test: includeScope=test; the two sides are
-tests/maven_classpaths.py, shared with tests/test_classpath_maven.py). It prints, per project and
+tests/support/maven_classpaths.py, shared with tests/workspace/test_classpath_maven.py). It prints, per project and
 scope: the entries on each side, whether the ordered lists are equal, and the first difference; the
 table goes into the "Classpaths against Maven" section of bench/RESULTS.md (the rest of the file is
 kept). Exit status 1 when a classpath differs.
@@ -32,7 +32,7 @@ from bench.report import write_section  # noqa: E402 - after the sys.path set-up
 from bench.run import machine, versions  # noqa: E402 - after the sys.path set-up
 from bench.workspaces import ARTIFACTS, WORK, ensure  # noqa: E402 - after the sys.path set-up
 from pybridge.workspace import load_workspace  # noqa: E402 - after the sys.path set-up
-from tests.maven_classpaths import (  # noqa: E402 - after the sys.path set-up
+from tests.support.maven_classpaths import (  # noqa: E402 - after the sys.path set-up
     first_difference,
     mavens,
     ours,

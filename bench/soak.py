@@ -42,7 +42,7 @@ while it was computed, so:
 
 A fresh answer failing either is a stale answer. At the end the storm stops,
 the server settles, and the live store is compared fact by fact with a fresh
-sync of the final tree (`tests/incremental_edits.py:differences`).
+sync of the final tree (`tests/support/incremental_edits.py:differences`).
 
 Writes the "Soak" section of bench/RESULTS.md and bench/soak.json (unless
 `--no-write`).
@@ -81,7 +81,7 @@ from pybridge.query.facade import Facade  # noqa: E402 - after the sys.path set-
 from pybridge.store import Store  # noqa: E402 - after the sys.path set-up
 from pybridge.sync import store_path, sync  # noqa: E402 - after the sys.path set-up
 from pybridge.worker import Worker  # noqa: E402 - after the sys.path set-up
-from tests.incremental_edits import differences  # noqa: E402 - after the sys.path set-up
+from tests.support.incremental_edits import differences  # noqa: E402 - after the sys.path set-up
 
 BEGIN, END = "<!-- soak:begin -->", "<!-- soak:end -->"
 TARGETS = ("StringUtils.isEmpty(CharSequence)", "StringUtils.isBlank(CharSequence)")

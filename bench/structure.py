@@ -4,7 +4,7 @@
 
 For each workspace (built and synced when missing: `bench/work/<name>`, state in
 `bench/work/state-<name>`; the release jars the spot checks of
-tests/test_structure_real.py read are fetched into `bench/work/jars/` too), it
+tests/query/test_structure_real.py read are fetched into `bench/work/jars/` too), it
 samples N declarations with the seeded RNG of bench/queries.py, mints their
 keys, and times each tool through the facade (in process) and through an MCP
 stdio session against `pybridge serve` (the SDK's client, which validates each

@@ -48,7 +48,7 @@ from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import default_state_dir, store_location  # noqa: E402
 from pybridge.worker import Worker  # noqa: E402
-from tests.incremental_edits import differences  # noqa: E402
+from tests.support.incremental_edits import differences  # noqa: E402
 
 GIT = ["git", "-c", "user.email=bench@example.com", "-c", "user.name=bench", "-c", "init.defaultBranch=main"]
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.worker import Worker
-
-from .gradle_support import session_home
+from tests.support.gradle_support import session_home
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -39,7 +38,7 @@ def samples() -> Path:
 
 @pytest.fixture(scope="session")
 def gradle_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One Gradle user home for every Gradle test of the session (`tests/gradle_support.py`)."""
+    """One Gradle user home for every Gradle test of the session (`tests/support/gradle_support.py`)."""
     return session_home(tmp_path_factory)
 
 

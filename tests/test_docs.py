@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from pybridge.cli import main
-from tests.install_support import ROOT
+from tests.support.install_support import ROOT
 
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"

@@ -5,7 +5,7 @@ which is in the middle of building a large answer: it then walks every young
 object that answer holds, and on guava a collection inside an `outline` or a
 depth-3 `call_graph` added 5 to 10 ms to the slowest answers (p99 32 ms with
 it, 22 ms with the collector off, over MCP stdio). pybridge's own answers
-leave no cycles (tests/test_query_garbage.py), so the collector's work is the
+leave no cycles (tests/query/test_query_garbage.py), so the collector's work is the
 SDK's and asyncio's few cycles.
 
 `GcPacer` therefore:

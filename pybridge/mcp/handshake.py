@@ -14,7 +14,7 @@ answer `initialize` (issue 25 asks for 1 s). So `pybridge serve` over stdio does
   line to the SDK's server as if it had just read it. The SDK so enters its initialized state
   through its own handshake (nothing of its state is touched), and the transport drops the SDK's
   own answer (`EarlyWire.settle`) after comparing it with the one sent: a difference is logged as a
-  warning. tests/test_handshake.py compares the two, field by field, for every protocol version.
+  warning. tests/mcp/test_handshake.py compares the two, field by field, for every protocol version.
 
 A first line that is anything else (not JSON, not `initialize`, params the SDK would refuse) is
 left to the SDK's server, which answers it as before. Only the standard library is imported here

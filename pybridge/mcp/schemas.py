@@ -31,7 +31,7 @@ and `code`. A shape met twice is said once in the schema's `$defs` (the
 TypeScript SDK's validator and jsonschema resolve it). pybridge's own fields
 are left to the open top level.
 
-The budget is 16 KB for the whole `tools/list` (tests/test_mcp.py). Full
+The budget is 16 KB for the whole `tools/list` (tests/mcp/test_mcp.py). Full
 nested schemas of nine tools took 20 KB; with fifteen tools, naming each
 answer's required fields, describing the shared arguments in every schema,
 `additionalProperties: false` and text lengths (which the argument models

@@ -10,7 +10,7 @@ session's idle countdown as the SDK would. Those are private attributes of
 
 They are only read from the SDK version they were written against (`PINNED_SDK`, the pin in
 pyproject.toml); with any other installed version `supported` is False and every request goes
-through the SDK. `tests/test_mcp_http.py` fails when the pin changes, so whoever moves it checks
+through the SDK. `tests/mcp/test_mcp_http.py` fails when the pin changes, so whoever moves it checks
 these reads against the new SDK and then moves `PINNED_SDK` along.
 """
 

@@ -287,7 +287,7 @@ class StdioFastCalls:
     method, a sync, a wait for the live index, an answer holding a lone surrogate) goes to the SDK
     as before. Only with the pinned SDK (`sdkstate.PINNED_SDK`), and for a protocol version whose
     shape `sdkstate.shaped_result` confirms on two probes when the version is accepted;
-    tests/test_mcp.py compares the wire bytes of both paths. `PYBRIDGE_STDIO_FAST=0` turns it off.
+    tests/mcp/test_mcp.py compares the wire bytes of both paths. `PYBRIDGE_STDIO_FAST=0` turns it off.
     """
 
     INIT_WAIT = 10.0

@@ -71,7 +71,7 @@ compiled); and one whose sourcepath holds another's misplaced file compiles
 whole, as in a full sync, since which of its files load that file first
 decides what the others resolve.
 
-The result equals a from-scratch sync (tests/test_incremental_diff.py
+The result equals a from-scratch sync (tests/sync/test_incremental_diff.py
 compares them fact by fact after hundreds of random edits).
 """
 

@@ -1,0 +1,321 @@
+"""check_edit's hazard corpus (issue 24, DESIGN section 10) on samples/edits, with real JDT: each case's
+expected answer was reviewed by hand.
+
+- an added overload `show(String)` captures `printer.show("text")` (no error: changes_meaning);
+- a parameter type change `twice(int)` -> `twice(long)`: the call still binds to the same declaration
+  (clean; the declaration is `changed`, its call is not rebound);
+- a deleted method still called: breaks_build, the call's error added, the call rebound to null;
+- a field in a subclass hides the inherited one: `count` in Derived.next() rebinds;
+- a field added to a superclass hides the outer class's: `limit` in Outer.Inner rebinds (a file the
+  edit does not touch, found by the planner), and a method added there is overridden by accident;
+- stale_base, a patch input (the same answer as its changes), a patch that does not apply;
+- nothing is written: the workspace's bytes and the current generation stay as they were;
+- a long answer (a new file of 400 fields) comes in pages within 32 KB;
+- over MCP under `serve`: the check, then the same edit written: the live catch-up's diff names the
+  rebound call in `status` (under `live`) and `diagnostics`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from pybridge.edits import EditSession, FileChange, check_edit
+from pybridge.edits import check as check_module
+from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
+from pybridge.store import Store
+from pybridge.sync import default_state_dir, sync
+from pybridge.sync.state import store_path
+from tests.live.test_live import ENV
+from tests.live.test_live import ok as live_ok
+from tests.support.mcp_session import serve
+from tests.support.query_support import err, facade_for, ok, synced_sample
+
+P = "src/main/java/com/acme/edits/"
+SCIP = "scip-java maven dev.pybridge.samples/edits 1.0 com/acme/edits/"
+
+
+@pytest.fixture(scope="module")
+def edits(tmp_path_factory, worker):
+    root, state = synced_sample("edits", tmp_path_factory, worker)
+    facade = facade_for((root, state), worker=worker)
+    yield facade, root, state
+    facade.close()
+
+
+def _changed(root, name: str, old: str, new: str) -> dict:
+    text = (root / P / name).read_text(encoding="utf-8")
+    assert old in text
+    return {"path": P + name, "text": text.replace(old, new, 1)}
+
+
+def _check(facade, *changes, **extra) -> dict:
+    return ok(facade, "check_edit", {"changes": list(changes), **extra})
+
+
+def _rows(answer: dict) -> list[tuple]:
+    return [(r["path"].removeprefix(P), r["range"]["start"]["line"], r["range"]["start"]["character"], r["kind"],
+             r["from"]["symbol"].removeprefix(SCIP), r["to"] and r["to"]["symbol"].removeprefix(SCIP))
+            for r in answer["rebound"]]
+
+
+def _decls(rows: list[dict]) -> list[tuple]:
+    return [(r["path"].removeprefix(P), r["kind"], r["symbol"]["display"], r.get("before")) for r in rows]
+
+
+OVERLOAD = ("    public int twice",
+            "    public String show(String s) {\n        return s;\n    }\n\n    public int twice")
+
+
+def test_an_added_overload_that_captures_a_call_changes_meaning(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", *OVERLOAD))
+    assert answer["verdict"] == "changes_meaning"
+    assert _rows(answer) == [("Client.java", 6, 27, "invocation", "Printer#show().", "Printer#show(+1).")]
+    [row] = answer["rebound"]
+    assert row["from"]["symbolKey"] and row["from"]["display"] == "show(Object)"
+    assert row["to"]["symbolKey"] is None and row["to"]["display"] == "show(String)"   # not declared before
+    assert answer["diagnostics"] == {"added": [], "removed": []}
+    assert answer["relations"] == {"gained": [], "lost": []}
+    assert _decls(answer["declarations"]["added"]) == [("Printer.java", "METHOD", "show(String)", None)]
+    assert answer["declarations"]["removed"] == answer["declarations"]["changed"] == []
+    assert answer["total"]["rebound"] == 1 and "nextCursor" not in answer
+    assert answer["checked"]["changed"] == [P + "Printer.java"] and answer["checked"]["generation"] == 1
+
+
+def test_a_parameter_type_change_keeps_its_calls_on_the_same_declaration(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", "twice(int n) {\n        return n * 2;",
+                                     "twice(long n) {\n        return (int) (n * 2);"))
+    assert answer["verdict"] == "clean"
+    assert answer["rebound"] == [] and answer["diagnostics"]["added"] == []
+    assert _decls(answer["declarations"]["changed"]) == [("Printer.java", "METHOD", "twice(long)", "twice(int)")]
+    assert answer["declarations"]["added"] == answer["declarations"]["removed"] == []
+
+
+def test_a_deleted_method_still_called_breaks_the_build(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Printer.java", "    public String name() {\n        return \"printer\";\n"
+                                     "    }\n", ""))
+    assert answer["verdict"] == "breaks_build"
+    [added] = answer["diagnostics"]["added"]
+    assert (added["path"], added["range"]["start"], added["kind"], added["name"]) == \
+        (P + "Client.java", {"line": 9, "character": 35}, "unresolved_method", "name")
+    assert _rows(answer) == [("Client.java", 9, 35, "invocation", "Printer#name().", None)]
+    assert _decls(answer["declarations"]["removed"]) == [("Printer.java", "METHOD", "name()", None)]
+
+
+def test_a_subclass_field_that_hides_the_inherited_one_rebinds_its_reads(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Derived.java", "    public int next",
+                                     "    private int count = 5;\n\n    public int next"))
+    assert answer["verdict"] == "changes_meaning"
+    # the read in next() is outside the edited text (two lines down now)
+    assert _rows(answer) == [("Derived.java", 6, 15, "read", "Base#count.", "Derived#count.")]
+    assert _decls(answer["declarations"]["added"]) == [("Derived.java", "FIELD", "count", None)]
+
+
+def test_an_inherited_field_that_hides_an_outer_one_and_an_accidental_override(edits):
+    facade, root, _ = edits
+    answer = _check(facade, _changed(root, "Base.java", "    protected int count = 1;",
+                                     "    protected int count = 1;\n    protected int limit = 7;\n\n"
+                                     "    public String describe() {\n        return \"base\";\n    }"))
+    assert answer["verdict"] == "changes_meaning"
+    assert _rows(answer) == [("Outer.java", 7, 19, "read", "Outer#limit.", "Base#limit.")]
+    [gained] = answer["relations"]["gained"]
+    assert (gained["kind"], gained["from"]["symbol"].removeprefix(SCIP), gained["to"]["symbol"].removeprefix(SCIP),
+            gained["path"]) == ("overrides", "Derived#describe().", "Base#describe().", P + "Derived.java")
+    assert answer["relations"]["lost"] == []
+    assert sorted(_decls(answer["declarations"]["added"])) == [("Base.java", "FIELD", "limit", None),
+                                                             ("Base.java", "METHOD", "describe()", None)]
+
+
+def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_read(edits, worker, monkeypatch):
+    """An overload `name(int)` sends Client.java (it calls `name()`) to the second round; its new facts
+    digest to its stored version's (an overload added before `name()` would not: the call's SCIP symbol
+    would change), so the diff skips it without reading its stored facts, and the planner takes its stored summary."""
+    _, root, state = edits
+    end = "        return \"printer\";\n    }\n"                   # after name(): it keeps its SCIP symbol
+    overload = "\n    public String name(int n) {\n        return \"p\" + n;\n    }\n"
+    change = _changed(root, "Printer.java", end, end + overload)
+    read: list[str] = []
+    summarized: list[str] = []
+    summarize = check_module.summarize
+    monkeypatch.setattr(check_module, "summarize",
+                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or summarize(text, ff))
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        file_references = reader.file_references
+        monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
+        # The broad plan: the narrow one leaves Client out (its call `name()` has no argument; the
+        # overload takes one, so it is no candidate for it).
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="broad")
+        check = check_edit(session, [FileChange(**change)])
+    assert check.verdict == "clean" and check.rebound == []
+    assert check.checked.compiled == 2 and check.checked.rounds == 2            # Printer, then Client
+    assert [d.symbol.display for d in check.declarations.added] == ["name(int)"]
+    assert read == [P + "Printer.java"]
+    assert summarized == ["Printer.java"]       # Client's summary is its stored version's: not computed again
+
+
+def _both_plans(root, state, worker, changes: list[dict]) -> dict:
+    """The check of `changes` with the narrow and with the broad plan, on one reader."""
+    out = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for plan in PLANS:
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan=plan)
+            out[plan] = check_edit(session, [FileChange(**c) for c in changes])
+    return out
+
+
+def _answer(check) -> dict:
+    answer = check.model_dump()
+    del answer["checked"]["compiled"], answer["checked"]["rounds"]
+    return answer
+
+
+def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_names_the_superclass(edits, worker):
+    """Shape gains `draw(String)`: `new Circle().draw("text")` in Canvas.java (which names Circle, never
+    Shape; Circle overrides `draw(Object)`) now binds to the inherited overload. The narrow plan must
+    compile Canvas (a reference to a `draw` of Circle, a subtype of Shape) and Circle (a subtype), and
+    may leave Sketch.java out (its own `draw`, in a type unrelated to Shape); the broad plan compiles
+    every file that mentions `draw`. Both answer the same."""
+    _, root, state = edits
+    body = "        return \"shape \" + o;\n    }\n"
+    overload = "\n    public String draw(String s) {\n        return s;\n    }\n"
+    change = _changed(root, "Shape.java", body, body + overload)
+    checks = _both_plans(root, state, worker, [change])
+    narrow, broad = checks["narrow"], checks["broad"]
+    assert narrow.verdict == "changes_meaning"
+    assert [(r.path.removeprefix(P), r.range.start.line, r.kind, r.from_.display, r.to and r.to.display)
+            for r in narrow.rebound] == [("Canvas.java", 4, "invocation", "draw(Object)", "draw(String)")]
+    assert _answer(narrow) == _answer(broad)
+    assert (narrow.checked.compiled, broad.checked.compiled) == (3, 4)     # Shape, then Circle, Canvas (+ Sketch)
+
+
+@pytest.mark.parametrize("new, target, kind, flags, expected", [
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Z)V", "invocation", 0, True),          # the same arity
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 0, False),                         # another arity
+    ("Lp/T;.m([I)V", "Lp/T;.m()V", "invocation", 0, True),                         # maybe varargs
+    ("Lp/T;.m(I)V", "Lp/T;.m([Ljava/lang/Object;)V", "invocation", 0, True),       # the call's arity unknown
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "method_reference", 0, True),
+    ("Lp/T;.m(I)V", "Lp/T;.m()V", "invocation", 2, True),                          # a Javadoc link
+    ("Lp/T;.m(I)V", "Lp/T;.m)I", "read", 0, False),                                # a field: apart
+    ("Lp/T;.m)I", "Lp/T;.m()V", "invocation", 0, False),
+    ("Lp/T;.m)I", "Lp/T;.m)J", "read", 0, True),                                   # hiding
+    ("Lp/T;.m)I", "Lp/T$m;", "type_use", 0, True),                                 # obscuring a member type
+    ("Lp/T;.m(I)V", "Lp/T;.m(Q)V", "invocation", 0, True),                         # a key that does not parse
+    ("Lp/T;.m<T:Ljava/lang/Object;>(Ljava/util/Map<TK;[TV;>;I)V", "Lp/T;.m(I)V", "invocation", 0, False),
+])
+def test_which_references_a_new_member_may_capture(new, target, kind, flags, expected):
+    assert may_capture(member_shape(new), member_shape(target), kind, flags) is expected
+
+
+def test_the_check_plan_is_named_in_the_environment(monkeypatch):
+    monkeypatch.setenv(PLAN_ENV, "broad")
+    assert plan_kind() == "broad" and plan_kind("narrow") == "narrow"
+    monkeypatch.setenv(PLAN_ENV, "wide")
+    with pytest.raises(PlanError, match="PYBRIDGE_CHECK_PLAN='wide' is not a check plan; use one of narrow, broad"):
+        plan_kind()
+
+
+def test_stale_base_compiles_nothing_and_a_matching_base_is_accepted(edits):
+    facade, root, _ = edits
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    digest = hashlib.sha256((root / P / "Printer.java").read_bytes()).hexdigest()
+    answer = err(facade, "check_edit", {"changes": [change], "base": {P + "Printer.java": "0" * 64}}, "stale_base")
+    assert answer["changed"] == [P + "Printer.java"]
+    assert _check(facade, change, base={P + "Printer.java": digest})["verdict"] == "changes_meaning"
+
+
+def test_a_patch_gives_the_answer_of_its_changes_and_one_that_does_not_apply_is_refused(edits):
+    facade, root, _ = edits
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    old = (root / P / "Printer.java").read_text(encoding="utf-8")
+    patch = "".join(difflib.unified_diff(old.splitlines(keepends=True), change["text"].splitlines(keepends=True),
+                                         "a/" + P + "Printer.java", "b/" + P + "Printer.java"))
+    by_patch = ok(facade, "check_edit", {"patch": patch})
+    by_changes = _check(facade, change)
+    for answer in (by_patch, by_changes):
+        answer.pop("checked_at", None)
+    assert by_patch == by_changes
+    refused = err(facade, "check_edit", {"patch": patch.replace(" public int twice", " public int thrice")},
+                  "invalid_argument")
+    assert refused["field"] == "patch" and "does not apply" in refused["error"]
+    err(facade, "check_edit", {}, "invalid_argument")                      # neither changes nor patch
+
+
+def test_nothing_is_written(edits):
+    facade, root, state = edits
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    with Store.open(store_path(state), readonly=True) as store:
+        generation = store.current_generation().number
+    _check(facade, _changed(root, "Printer.java", *OVERLOAD),
+           {"path": P + "Added.java", "text": "package com.acme.edits;\n\nclass Added {}\n"},
+           {"path": P + "Outer.java", "text": None})
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    with Store.open(store_path(state), readonly=True) as store:
+        assert store.current_generation().number == generation
+
+
+def test_over_mcp_under_serve_a_check_then_the_written_edit_names_what_it_rebound(tmp_path, samples, worker):
+    """Part 3: the agent checks the change over MCP (the live index's warm worker), writes it anyway; the
+    catch-up publishes it and `status` (under `live`) and `diagnostics` name the call it rebound."""
+    root, home = tmp_path / "edits", tmp_path / "home"
+    shutil.copytree(samples / "edits", root)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYBRIDGE_STATE_HOME", str(home))
+        sync(root, state_dir=default_state_dir(root), worker=worker)
+    change = _changed(root, "Printer.java", *OVERLOAD)
+    with serve([root], home, ENV) as client:
+        [run] = live_ok(client, "find_symbol", {"query": "Client.run"})["symbols"]
+        checked = live_ok(client, "check_edit", {"changes": [change]})
+        assert checked["verdict"] == "changes_meaning", checked
+        assert _rows(checked) == [("Client.java", 6, 27, "invocation", "Printer#show().", "Printer#show(+1).")]
+        assert live_ok(client, "status", {})["generation"] == 1           # nothing was published
+        (root / change["path"]).write_text(change["text"], encoding="utf-8")
+        live_ok(client, "find_references", {"symbolKey": run["symbolKey"]})   # waits for the catch-up
+        status = live_ok(client, "status", {})
+        assert status["generation"] == 2
+        edit = status["live"]["lastEdit"]
+        assert (edit["generation"], edit["previous"], edit["verdict"]) == (2, 1, "changes_meaning")
+        [row] = edit["rebound"]
+        assert (row["path"], row["range"]["start"], row["from"]["display"], row["to"]["display"]) == \
+            (P + "Client.java", {"line": 6, "character": 27}, "show(Object)", "show(String)")
+        assert row["to"]["symbolKey"]                                     # declared in generation 2: a key
+        assert live_ok(client, "diagnostics", {})["lastEdit"] == edit
+
+
+def test_a_long_answer_is_paged_within_the_budget(edits):
+    facade, root, _ = edits
+    fields = "".join(f"    int field{i:03d}WithALongNameThatFillsTheAnswer;\n" for i in range(400))
+    change = {"path": P + "Many.java", "text": "package com.acme.edits;\n\nclass Many {\n" + fields + "}\n"}
+    page = _check(facade, change)
+    assert page["verdict"] == "clean" and page["total"]["declarationsAdded"] == 401    # the class and its fields
+    rows = []
+    while True:
+        assert len(json.dumps(page, separators=(",", ":")).encode()) <= 32 * 1024
+        rows += [r["symbol"]["display"] for r in page["declarations"]["added"]]
+        if "nextCursor" not in page:
+            break
+        page = _check(facade, change, cursor=page["nextCursor"])
+    assert len(rows) == len(set(rows)) == 401
+
+
+@pytest.mark.parametrize("args, field", [
+    ({"changes": [{"path": "\ud800", "text": "x"}]}, "path"),
+    ({"changes": [{"path": P + "Client.java", "text": "\ud800"}]}, "changes"),
+    ({"base": {"\ud800": "0"}, "changes": [{"path": P + "Client.java", "text": "x"}]}, "base"),
+    ({"changes": [{"path": "../etc/passwd.java", "text": "x"}]}, "path"),
+    ({"changes": [{"path": "pom.xml", "text": "x"}]}, "changes"),
+    ({"changes": [{"path": "Top.java", "text": "class Top {}"}]}, "changes"),
+    ({"changes": [{"path": P + "Nope.java", "text": None}]}, "changes"),
+    ({"patch": f"--- a/{P}Outer.java\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n"}, "patch"),
+    ({"patch": "@@ garbage"}, "patch"),
+])
+def test_changes_that_cannot_be_checked_are_refused_naming_the_field(edits, args, field):
+    facade, _, _ = edits
+    assert err(facade, "check_edit", args, "invalid_argument")["field"] == field

@@ -1,0 +1,165 @@
+"""The warm worker of `serve`: kept between syncs, restarted after a crash, let go when idle or too big."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from pybridge.errors import WorkerError
+from pybridge.live import WarmWorker
+from pybridge.worker import IndexRequest
+from tests.support.indexing import java_files
+
+WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
+
+
+def _wait(w: WarmWorker, condition) -> None:
+    with w.changed:
+        assert w.changed.wait_for(condition, timeout=WAIT), w.describe()
+
+
+def _request(samples) -> IndexRequest:
+    src = samples / "kitchen-sink" / "src/main/java"
+    return IndexRequest(files=java_files(src)[:2], sourcepath=[str(src)])
+
+
+def test_the_warm_worker_warms_up_once_per_child_and_serves_many_requests(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.warmup()
+        pid = w.pid
+        w.warmup()              # a no-op on a warm child
+        first = w.index(_request(samples))
+        second = w.index(_request(samples))
+        assert w.pid == pid and w.starts == 1
+        assert first.files and [f.path for f in first.files] == [f.path for f in second.files]
+        assert w.describe()["warm"] is True
+    finally:
+        w.close()
+    assert w.pid is None
+
+
+def test_an_idle_worker_is_let_go_and_the_next_request_starts_a_new_one(samples):
+    w = WarmWorker(heap="512m", idle_s=0.2)
+    try:
+        w.keep(prewarm=True, tick=0.05)
+        _wait(w, lambda: w.releases["idle"] == 1)
+        assert w.pid is None and w.last_release == "idle"
+        assert w.index(_request(samples)).files
+        assert w.starts == 2
+    finally:
+        w.close()
+
+
+def test_a_worker_killed_between_requests_is_restarted_warm(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.keep(prewarm=True, tick=0.05)
+        _wait(w, lambda: w.describe()["warm"])
+        old = w.pid
+        os.kill(old, signal.SIGKILL)
+        _wait(w, lambda: w.restarts == 1 and w.pid not in (None, old) and w.describe()["warm"])
+        assert "exit code" in (w.last_crash or "")
+        assert w.restart_causes["crashed"] == 1 and (w.last_restart or "").startswith("crashed: ")
+        assert w.index(_request(samples)).files
+    finally:
+        w.close()
+
+
+def test_a_worker_above_its_memory_bound_is_let_go_after_the_request(samples):
+    w = WarmWorker(heap="512m", max_rss=1)
+    try:
+        result = w.index(_request(samples))
+        assert result.files               # the request itself is answered
+        assert w.pid is None and w.releases["memory"] == 1 and w.last_release == "memory"
+        assert w.peak_rss and w.peak_rss > 1
+    finally:
+        w.close()
+
+
+def test_rss_is_the_childs_resident_memory_and_none_without_a_child():
+    w = WarmWorker(heap="256m")
+    try:
+        assert w.rss() is None
+        w.start()
+        rss = w.rss()
+        assert rss is not None and rss > 10 * 2**20
+    finally:
+        w.close()
+
+
+def _give_up(_chunk) -> None:
+    raise RuntimeError("the inputs changed under the request")
+
+
+def test_a_request_its_caller_gives_up_on_is_read_to_its_end_and_the_child_kept(samples):
+    """Issue 22 O1: a catch-up overtaken by an edit does not kill the JVM (a new one would start cold)."""
+    w = WarmWorker(heap="512m")
+    try:
+        w.warmup()
+        pid = w.pid
+        with pytest.raises(RuntimeError, match="changed under the request"):
+            w.index(_request(samples), on_files=_give_up, chunk_files=1)
+        assert w.pid == pid and w.drained == 1 and w.restarts == 0
+        assert w.index(_request(samples)).files        # still in step with the protocol
+        assert w.describe()["warm"] is True and w.starts == 1
+    finally:
+        w.close()
+
+
+def test_a_request_given_up_with_much_left_drops_the_child_and_the_restart_says_so(samples):
+    w = WarmWorker(heap="512m", drain_files=0)
+    try:
+        w.keep(tick=0.05)
+        w.start()
+        with pytest.raises(RuntimeError):
+            w.index(_request(samples), on_files=_give_up, chunk_files=1)
+        _wait(w, lambda: w.restarts == 1 and w.describe()["warm"])     # restarted and warmed in the background
+        assert w.restart_causes["aborted"] == 1 and (w.last_restart or "").startswith("aborted: ")
+        assert w.describe()["restartCauses"]["aborted"] == 1
+    finally:
+        w.close()
+
+
+def test_a_warm_up_that_fails_is_counted_with_its_cause_at_the_next_start(samples):
+    w = WarmWorker(heap="512m")
+    try:
+        w.start()
+        w.start_timeout = 0.01          # the warm-up indexes a bundled source: far longer than this
+        with pytest.raises(WorkerError):
+            w.warmup()
+        w.start_timeout = WAIT
+        w.warmup()
+        assert w.restarts == 1 and w.restart_causes["warmup_failed"] == 1 and w.describe()["warm"]
+    finally:
+        w.close()
+
+
+def test_a_release_is_a_restart_with_its_cause_when_a_child_starts_again(samples):
+    w = WarmWorker(heap="512m", max_rss=1)
+    try:
+        assert w.index(_request(samples)).files and w.pid is None
+        w.start()
+        assert w.restarts == 1 and w.restart_causes["memory"] == 1
+    finally:
+        w.close()
+
+
+def test_new_agents_replace_the_child_and_the_warm_worker_stays_open(samples):
+    """A catch-up whose classpaths call for Lombok's agent (a Gradle build with Lombok on the processor
+    path, after a sync without it in this server) replaces the child; it used to close the warm worker
+    for good (`Worker.use_agents` called the overridden `close`), so every later catch-up failed."""
+    lombok = sorted((Path.home() / ".m2/repository/org/projectlombok/lombok").glob("*/lombok-*.jar"))
+    if not lombok:
+        pytest.skip("no Lombok jar in the local Maven repository")
+    w = WarmWorker(heap="512m")
+    try:
+        w.start()
+        assert w.use_agents([lombok[-1]]) and w.pid is None
+        assert w.index(_request(samples)).files and w.pid is not None
+        assert w.restart_causes["agents"] == 1
+    finally:
+        w.close()

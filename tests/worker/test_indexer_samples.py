@@ -1,0 +1,77 @@
+"""What the indexer finds in the bundled samples, asserted directly (the goldens show the rest)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pybridge.facts import REF_KINDS
+from tests.support.indexing import index_roots
+
+
+@pytest.fixture(scope="module")
+def kitchen(worker, samples):
+    return index_roots(worker, [samples / "kitchen-sink" / "src/main/java"])
+
+
+@pytest.fixture(scope="module")
+def broken(worker, samples):
+    return {Path(f.path).name: f for f in index_roots(worker, [samples / "broken" / "src/main/java"]).files}
+
+
+def test_the_kitchen_sink_shows_all_seven_reference_kinds(kitchen):
+    kinds = Counter(r.kind for f in kitchen.files for r in f.references)
+    assert set(kinds) == set(REF_KINDS), kinds
+
+
+def test_every_kitchen_sink_file_compiles_with_full_bindings(kitchen):
+    assert [f.path for f in kitchen.files if not f.binding_complete or f.problems or f.failure] == []
+
+
+def test_every_reference_in_the_kitchen_sink_spans_exactly_its_simple_name_token(kitchen):
+    """The span's text is the token DESIGN section 6 names: an identifier, or `this`/`super`/`new`."""
+    bad = []
+    for f in kitchen.files:
+        lines = Path(f.path).read_text(encoding="utf-8").split("\n")
+        for r in f.references:
+            line = lines[r.span.start_line].encode("utf-16-le")
+            text = line[r.span.start_char * 2:r.span.end_char * 2].decode("utf-16-le")
+            assert r.span.start_line == r.span.end_line
+            if not (text.isidentifier() or text in ("this", "super", "new")):
+                bad.append((f.path, r))
+    assert bad == []
+
+
+def test_every_kitchen_sink_reference_names_its_container(kitchen):
+    assert [r for f in kitchen.files for r in f.references if not r.container_key] == []
+
+
+def test_library_targets_carry_their_scip_symbol(kitchen):
+    externals = {key: v for f in kitchen.files for key, v in f.external.items()}
+    assert externals["Ljava/lang/String;"] == ("CLASS", "java.lang.String", "java/lang/String#")
+
+
+def test_scip_symbols_follow_scip_java_for_overloads_constructors_and_fields(kitchen):
+    scip = {d.display: d.scip for f in kitchen.files for d in f.declarations
+            if d.dotted.startswith("com.acme.kitchen.Greeter.") and d.kind in ("METHOD", "CONSTRUCTOR", "FIELD")}
+    assert scip["greet(String)"] == "com/acme/kitchen/Greeter#greet()."
+    assert scip["greet(String, int)"] == "com/acme/kitchen/Greeter#greet(+1)."
+    assert scip["Greeter(String)"] == "com/acme/kitchen/Greeter#`<init>`()."
+    assert scip["greeting"] == "com/acme/kitchen/Greeter#greeting."
+
+
+def test_the_broken_sample_lists_its_problems_per_file_and_marks_broken_files(broken):
+    assert {name: f.binding_complete for name, f in broken.items()} == {
+        "Helper.java": True, "Syntax.java": False, "MissingDep.java": False, "Unresolved.java": False}
+    assert {p.kind for p in broken["Syntax.java"].problems} == {"syntax"}
+    assert {(p.kind, p.name) for p in broken["MissingDep.java"].problems} == {
+        ("unresolved_import", "Ghost"), ("unresolved_type", "Ghost")}
+    assert [(p.kind, p.name) for p in broken["Unresolved.java"].problems] == [("unresolved_method", "noSuchMethod")]
+    assert broken["Helper.java"].problems == []
+
+
+def test_code_after_a_syntax_error_is_still_indexed(broken):
+    methods = {d.name for d in broken["Syntax.java"].declarations if d.kind == "METHOD"}
+    assert methods == {"before", "broken", "after"}

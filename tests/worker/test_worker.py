@@ -1,0 +1,262 @@
+"""The worker child: typed errors when it dies, a fresh child for the next request."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pybridge.errors import WorkerError
+from pybridge.worker import IndexRequest, IndexTask, Worker
+from pybridge.worker.client import jars_dir
+from tests.support.indexing import java_files
+
+
+def _generated_module(root: Path, classes: int) -> Path:
+    src = root / "src"
+    pkg = src / "gen"
+    pkg.mkdir(parents=True)
+    for i in range(classes):
+        prev = f"C{i - 1}" if i else "Object"
+        (pkg / f"C{i}.java").write_text(
+            f"package gen;\npublic class C{i} extends {prev} {{\n"
+            f"  int f{i};\n  int m{i}(C{i} other) {{ f{i} += other.f{i}; return new C{i}().f{i}; }}\n}}\n",
+            encoding="utf-8")
+    return src
+
+
+def test_the_parent_never_imports_jpype(worker, samples):
+    worker.index(IndexRequest(files=java_files(samples / "kitchen-sink" / "src/main/java")[:1],
+                              sourcepath=[str(samples / "kitchen-sink" / "src/main/java")]))
+    assert "jpype" not in sys.modules
+
+
+def test_killing_the_worker_mid_request_is_a_typed_error_and_the_next_request_succeeds(tmp_path):
+    src = _generated_module(tmp_path, 120)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    with Worker(heap="512m") as w:
+        killed = []
+
+        def kill_on_first_progress(done: int, total: int) -> None:
+            if not killed:
+                killed.append(w.pid)
+                os.kill(w.pid, signal.SIGKILL)
+
+        with pytest.raises(WorkerError) as err:
+            w.index(request, progress=kill_on_first_progress)
+        assert err.value.cause == "killed"
+        assert "SIGKILL" in str(err.value)
+        assert killed and w.pid is None
+
+        result = w.index(request)
+        assert w.pid != killed[0]
+        assert len(result.files) == 120
+        assert all(f.binding_complete for f in result.files)
+
+
+def test_running_out_of_heap_is_named_as_oom(tmp_path):
+    src = _generated_module(tmp_path, 600)
+    with Worker(heap="12m") as w:
+        with pytest.raises(WorkerError) as err:
+            w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]))
+    assert err.value.cause == "oom"
+    assert "-Xmx12m" in str(err.value)
+
+
+def test_a_request_over_its_time_limit_is_stopped_and_named(tmp_path):
+    src = _generated_module(tmp_path, 150)
+    with Worker(heap="512m") as w:
+        with pytest.raises(WorkerError) as err:
+            w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]), timeout=0.01)
+        assert err.value.cause == "timeout"
+        assert w.pid is None
+
+
+def test_missing_jars_say_to_run_gradle(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYBRIDGE_JARS", str(tmp_path))
+    with pytest.raises(WorkerError) as err:
+        Worker().start()
+    assert err.value.cause == "start_failed"
+    assert "gradle build" in str(err.value)
+
+
+def test_facts_cross_in_a_handful_of_jpype_calls_not_one_per_fact(worker, samples):
+    root = samples / "kitchen-sink" / "src/main/java"
+    result = worker.index(IndexRequest(files=java_files(root), sourcepath=[str(root)]))
+    facts = sum(len(f.references) + len(f.declarations) for f in result.files)
+    assert facts > 500
+    assert result.jpype_calls < len(result.files)
+
+
+def test_the_python_side_knows_the_indexer_version_the_jvm_reports(worker, samples):
+    from pybridge.worker import INDEXER_VERSION
+
+    worker.start()
+    assert worker.info["indexer_version"] == INDEXER_VERSION
+
+
+def test_streamed_chunks_carry_exactly_the_facts_of_one_whole_batch(worker, tmp_path):
+    src = _generated_module(tmp_path, 70)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    whole = {f.path: f for f in worker.index(request).files}
+    chunks = []
+    result = worker.index(request, on_files=chunks.append, chunk_files=16)
+    assert result.files == []
+    assert [len(c) for c in chunks] == [16, 16, 16, 16, 6]
+    streamed = {f.path: f for c in chunks for f in c}
+    assert streamed.keys() == whole.keys()
+    assert all(streamed[p].references == whole[p].references and
+               streamed[p].declarations == whole[p].declarations for p in whole)
+
+
+def test_a_slow_store_gets_every_chunk_in_order_while_the_jvm_indexes_ahead(worker, tmp_path):
+    # Storing overlaps indexing: while on_files holds a chunk, the JVM indexes on into its bounded
+    # queue (BatchStreamTest pins that), the child ships and a parent thread drains the pipe.
+    # Whatever was read ahead reaches on_files in order, each file once; progress only grows.
+    src = _generated_module(tmp_path, 96)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    events: list[tuple[str, int]] = []
+
+    def slow_store(chunk) -> None:
+        if len(events) < 6:
+            time.sleep(0.5)
+        events.append(("chunk", len(chunk)))
+        seen.extend(f.path for f in chunk)
+
+    seen: list[str] = []
+    result = worker.index(request, progress=lambda done, total: events.append(("progress", done)),
+                          on_files=slow_store, chunk_files=8)
+    assert result.files == []
+    assert [n for kind, n in events if kind == "chunk"] == [8] * 12
+    assert sorted(seen) == sorted(str(p) for p in java_files(src)) and len(set(seen)) == 96
+    done = [n for kind, n in events if kind == "progress"]
+    assert done == sorted(done) and done[-1] == 96
+
+
+def test_index_all_answers_each_request_in_order_and_sends_the_next_while_the_last_chunks_are_stored(
+        worker, tmp_path):
+    a, b = _generated_module(tmp_path / "a", 40), _generated_module(tmp_path / "b", 20)
+    got: dict[str, list[str]] = {"a": [], "b": []}
+
+    def store(name):
+        def on_files(chunk):
+            if name == "a" and len(got["a"]) >= 32:
+                time.sleep(1)          # the last chunk of "a": "b" is already being indexed meanwhile
+            got[name].extend(f.path for f in chunk)
+        return on_files
+
+    results = worker.index_all([IndexTask(IndexRequest(files=java_files(a), sourcepath=[str(a)]), None, store("a")),
+                                IndexTask(IndexRequest(files=java_files(b), sourcepath=[str(b)]), None, store("b"))],
+                               chunk_files=16)
+    assert len(results) == 2 and all(r.files == [] for r in results)
+    assert sorted(got["a"]) == sorted(str(p) for p in java_files(a))
+    assert sorted(got["b"]) == sorted(str(p) for p in java_files(b))
+    assert len(worker.index(IndexRequest(files=java_files(b), sourcepath=[str(b)])).files) == 20   # in step
+
+
+def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker, tmp_path):
+    b = _generated_module(tmp_path / "b", 5)
+    pid = worker.pid or (worker.start() or worker.pid)
+
+    class Broken(IndexRequest):
+        def as_message(self):
+            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
+
+    good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
+    with pytest.raises(WorkerError) as err:
+        worker.index_all([IndexTask(Broken(files=java_files(b))), IndexTask(good)])
+    assert err.value.cause == "error" and "KeyError" in str(err.value)
+    assert worker.pid == pid                             # an indexer error keeps the child
+    assert len(worker.index(good).files) == 5            # and the protocol in step (the second never went)
+
+
+def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):
+    src = _generated_module(tmp_path, 40)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+
+    def refuse(chunk):
+        raise RuntimeError("disk full")
+
+    with Worker(heap="512m") as w:
+        with pytest.raises(RuntimeError):
+            w.index(request, on_files=refuse, chunk_files=8)
+        assert w.pid is None
+        assert len(w.index(request).files) == 40
+
+
+def test_a_warmed_up_worker_answers_its_first_request_normally(tmp_path):
+    src = _generated_module(tmp_path, 5)
+    with Worker(heap="512m") as w:
+        w.warmup()
+        result = w.index(IndexRequest(files=java_files(src), sourcepath=[str(src)]))
+    assert len(result.files) == 5 and all(f.binding_complete for f in result.files)
+
+
+def test_the_installed_jars_carry_no_signature_files():
+    """build.gradle removes the signature files Eclipse publishes its jars with (a signed jar has
+    every class it loads digested by the JVM); the published ecj jar is kept for bench/."""
+    import re
+    import zipfile
+
+    jars = sorted(jars_dir().glob("*.jar"))
+    assert any(j.name.startswith("org.eclipse.jdt.core-") for j in jars)
+    signature = re.compile(r"META-INF/[^/]+\.(SF|RSA|DSA|EC)$")
+    signed = [j.name for j in jars if any(signature.match(n) for n in zipfile.ZipFile(j).namelist())]
+    assert signed == []
+    published = list((Path(__file__).resolve().parent.parent.parent / "build" / "published").glob("ecj-*.jar"))
+    assert published and any(signature.match(n) for n in zipfile.ZipFile(published[0]).namelist())
+
+
+def _jar_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    for jar in jars_dir().glob("*.jar"):
+        shutil.copy2(jar, jars / jar.name)
+    monkeypatch.setenv("PYBRIDGE_JARS", str(jars))
+    return jars
+
+
+def test_a_class_data_archive_serves_only_the_jars_and_options_it_was_made_for(tmp_path, monkeypatch):
+    from pybridge.worker import cds
+
+    jars = _jar_copy(tmp_path, monkeypatch)
+    monkeypatch.delenv("PYBRIDGE_CDS", raising=False)
+    assert not cds.up_to_date(jars)
+    archive = cds.build(jars)
+    assert archive.stat().st_size > 1_000_000
+    w = Worker()
+    args = cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args())
+    assert args == [f"-XX:SharedArchiveFile={archive}"]
+    # other JVM options (another heap): another layout, no archive
+    other = Worker(heap="1g")
+    assert cds.archive_args(jars, other.jar_classpath(), other.jvm_path, other.layout_args()) == []
+    monkeypatch.setenv("PYBRIDGE_CDS", "0")
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    monkeypatch.delenv("PYBRIDGE_CDS")
+    # a rebuilt jar: the archive is stale
+    jar = jars / "pybridge-indexer.jar"
+    os.utime(jar, ns=(jar.stat().st_atime_ns, jar.stat().st_mtime_ns + 1_000_000_000))
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    assert not cds.up_to_date(jars)
+
+
+def test_a_damaged_class_data_archive_does_not_stop_the_worker(tmp_path, monkeypatch):
+    from pybridge.worker import cds
+
+    jars = _jar_copy(tmp_path, monkeypatch)
+    w = Worker()
+    (jars / cds.ARCHIVE).write_bytes(b"\0garbage" * 4096)
+    (jars / (cds.ARCHIVE + ".key")).write_text(cds.archive_key(w.jar_classpath(), w.jvm_path, w.layout_args()))
+    assert cds.up_to_date(jars)     # it looks right: only the JVM can tell
+    src = tmp_path / "src" / "p"
+    src.mkdir(parents=True)
+    (src / "A.java").write_text("package p; class A { int f; int g() { return f; } }\n")
+    with w:
+        result = w.index(IndexRequest(files=[str(src / "A.java")], sourcepath=[str(src.parent)],
+                                      classpath=[], release="17"))
+    assert [len(f.declarations) for f in result.files] == [3]
