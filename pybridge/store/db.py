@@ -120,11 +120,14 @@ def _settled_mode(conn: sqlite3.Connection, mode: str) -> str:
     serve's first sync starts) would see `delete`. An empty file is waited for (up to 2 s); a store with
     tables whose mode is not WAL is on a file system that refused WAL, and says so at once."""
     deadline = time.monotonic() + 2.0
-    while mode.lower() != "wal" and time.monotonic() < deadline:
-        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+    while mode.lower() != "wal":
+        # the mode is read after the read that sees the tables: a mode read before it may be the
+        # empty file's, though the writer set WAL and made its tables in between
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if tables or time.monotonic() >= deadline:
             break
         time.sleep(0.05)
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     return str(mode)
 
 

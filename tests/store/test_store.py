@@ -10,7 +10,7 @@ import pytest
 
 from pybridge.errors import StoreError
 from pybridge.facts import Span
-from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store
+from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store, db
 from pybridge.store import reader as reader_module
 from pybridge.store.schema import KEPT_WHILE_STAGING, MIGRATIONS, index_definitions
 from pybridge.store.staging import FileSummary
@@ -766,3 +766,16 @@ def test_a_reader_opening_a_store_that_a_sync_is_creating_waits_for_its_wal_mode
         store.close()
     finally:
         writer.join()
+
+
+def test_a_mode_read_before_the_writer_made_its_tables_is_read_again(tmp_path):
+    """The race behind the test above, made deterministic: the reader read the empty file's mode
+    (`delete`), then the writer set WAL and made its tables before the reader's next look. The
+    reader must answer the mode it reads after seeing the tables, not the one it read before."""
+    path = tmp_path / "store.sqlite"
+    Store.open(path).close()                    # WAL, with tables
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        assert db._settled_mode(conn, "delete").lower() == "wal"
+    finally:
+        conn.close()
