@@ -87,7 +87,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pybridge.errors import PybridgeError
+from pybridge import switches
 from pybridge.store import Reader
 from pybridge.workspace import ClasspathResult
 
@@ -413,13 +413,7 @@ PLACEMENT_CACHE_MAX = 200_000
 def placement_cache_enabled() -> bool:
     """Whether placement may take a file's package from what it read of the same content before
     (PYBRIDGE_PLACEMENT_CACHE, default 1)."""
-    raw = os.environ.get(PLACEMENT_CACHE_ENV, "").strip()
-    if raw in ("", "1"):
-        return True
-    if raw == "0":
-        return False
-    raise PybridgeError(f"{PLACEMENT_CACHE_ENV}={raw!r} is neither 0 nor 1; set 0 to read every file's "
-                        f"package on each incremental sync, or unset it.")
+    return switches.enabled(PLACEMENT_CACHE_ENV, "read every file's package on each incremental sync")
 
 
 def forget_placements() -> None:

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pybridge import switches
 from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts, Problem, Span
 from pybridge.workspace import Workspace, candidate_roots
@@ -102,13 +103,8 @@ def max_file_bytes() -> int:
 
 def reuse_enabled() -> bool:
     """Whether `take` may copy a digest from the previous snapshot (PYBRIDGE_SNAPSHOT_REUSE, default 1)."""
-    raw = os.environ.get(REUSE_ENV, "").strip()
-    if raw in ("", "1"):
-        return True
-    if raw == "0":
-        return False
-    raise PybridgeError(f"{REUSE_ENV}={raw!r} is neither 0 nor 1; set 0 to hash every file on each sync, "
-                        f"or unset it (1: reuse the digest of a file whose stat did not change).")
+    return switches.enabled(REUSE_ENV, "hash every file on each sync (1: reuse the digest of a file whose "
+                                       "stat did not change)")
 
 
 def sha256_file(path: Path | str) -> str:
@@ -495,13 +491,7 @@ SWEEP_EARLY_EXIT_ENV = "PYBRIDGE_SWEEP_EARLY_EXIT"
 
 
 def early_exit_enabled() -> bool:
-    raw = os.environ.get(SWEEP_EARLY_EXIT_ENV, "").strip()
-    if raw in ("", "1"):
-        return True
-    if raw == "0":
-        return False
-    raise PybridgeError(f"{SWEEP_EARLY_EXIT_ENV}={raw!r} is neither 0 nor 1; set 0 to sweep every file and "
-                        f"folder before each catch-up, or unset it.")
+    return switches.enabled(SWEEP_EARLY_EXIT_ENV, "sweep every file and folder before each catch-up")
 
 
 def _changes(snap: Snapshot, limit: int, first: bool) -> list[str]:
