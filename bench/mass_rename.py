@@ -158,16 +158,29 @@ def _key(r: driver.Ref) -> RefKey:
 PRIVATE = 0x2      # JDT's Modifier.PRIVATE
 
 
-def affected(mentions: driver.Mentions, plan: planner.RenamePlan) -> set[str]:
+TYPE_KINDS = ("CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION")
+
+
+def affected(mentions: driver.Mentions, plan: planner.RenamePlan, reader: Reader | None = None) -> set[str]:
     """The files whose bindings the rename could change: those it edits and, unless the target is
     seen from its own file only (a local, a parameter, a type parameter, a private member), those that
     mention the new name or the old one as a code token (a reference can only move to a declaration
-    named like it, or away from one named like it; and a reference the rename missed is there)."""
+    named like it, or away from one named like it; and a reference the rename missed is there).
+    A renamed type's binary name changes, so with `reader` the files that refer to the type or to
+    anything declared in it are added too: a file that names only an inherited member type
+    (`Entry` for `Multiset.Entry`) is not edited, and its class file in the original's output
+    would still carry the old binary name."""
     edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
     t = plan.target
     if t.kind in ("LOCAL", "PARAMETER", "TYPE_PARAMETER") or t.modifiers & PRIVATE:
         return edited
-    return edited | mentions.paths([plan.new_name, plan.old_name])
+    out = edited | mentions.paths([plan.new_name, plan.old_name])
+    if reader is not None and t.kind in TYPE_KINDS and t.key.startswith("L"):
+        own = t.key.split("<", 1)[0].split(";", 1)[0]      # Lcom/acme/Type (a generic key: Type<TE;>;)
+        keys = [d.key for d in reader.file_declarations(t.path)
+                if d.key.startswith((own + ";", own + "<", own + "$"))]
+        out |= reader.paths_referencing(keys)
+    return out
 
 
 def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True,
@@ -187,7 +200,7 @@ def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, w
         old_paths = set(javac.subset.job_of)
     else:
         edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
-        old_paths = affected(javac.mentions, plan) if wide else edited
+        old_paths = affected(javac.mentions, plan, reader) if wide else edited
         before = javac.original(old_paths)
         after = javac.subset.run(copy, {shifts.new_path(p): p for p in old_paths}, "copy")
     sub = Substitution(plan)
