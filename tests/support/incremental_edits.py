@@ -24,6 +24,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pybridge.facts import DECL_KINDS
 from pybridge.sync.summary import SourceText, body_start
 
 
@@ -57,7 +58,6 @@ def current_decls(store_file: Path, checkout: str = "") -> list[Decl]:
             " WHERE cur.name = ? ORDER BY f.path, d.ord", (checkout,)).fetchall()
     finally:
         conn.close()
-    from pybridge.facts import DECL_KINDS
     return [Decl(r[0], r[1], DECL_KINDS[r[2]], r[3] or "", r[4] or "", tuple(r[5:9]), tuple(r[9:13]), r[13])
             for r in rows]
 
