@@ -1,6 +1,7 @@
 package dev.pybridge.indexer;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -531,13 +532,23 @@ final class FactVisitor extends ASTVisitor {
      * the binding it left there is its best guess, and javac may bind the call to another overload.
      */
     private boolean erroneous(SimpleName name) {
+        if (methodErrors == null) {
+            methodErrors = new ArrayList<>();
+            for (org.eclipse.jdt.core.compiler.IProblem p : cu.getProblems()) {
+                if (p.isError() && (p.getID() & org.eclipse.jdt.core.compiler.IProblem.MethodRelated) != 0) {
+                    methodErrors.add(new int[] {p.getSourceStart(), p.getSourceEnd()});
+                }
+            }
+        }
         int start = name.getStartPosition(), end = start + name.getLength() - 1;
-        for (org.eclipse.jdt.core.compiler.IProblem p : cu.getProblems()) {
-            if (p.isError() && (p.getID() & org.eclipse.jdt.core.compiler.IProblem.MethodRelated) != 0
-                    && p.getSourceStart() <= end && p.getSourceEnd() >= start) return true;
+        for (int[] e : methodErrors) {
+            if (e[0] <= end && e[1] >= start) return true;
         }
         return false;
     }
+
+    /** [start, end] of the unit's method-related errors, read once (null until the first call). */
+    private List<int[]> methodErrors;
 
     @Override
     public boolean visit(MethodInvocation node) {
