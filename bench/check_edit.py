@@ -58,6 +58,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -69,6 +70,7 @@ import workspaces  # noqa: E402 - after the sys.path set-up; bench/ is not a pac
 from javac_refs import driver  # noqa: E402
 
 from pybridge.edits import EditSession, FileChange, check_edit  # noqa: E402
+from pybridge.edits.check import Phases  # noqa: E402
 from pybridge.edits.textmap import TextMap  # noqa: E402
 from pybridge.facts import DECL_KINDS, Span  # noqa: E402
 from pybridge.store import Store  # noqa: E402
@@ -145,7 +147,7 @@ def _answer(check) -> dict:
     return out
 
 
-def _summary(walls: list[float], compiled: list[int], rounds: list[int], verdicts: Counter) -> dict:
+def _latency_summary(walls: list[float], compiled: list[int], rounds: list[int], verdicts: Counter) -> dict:
     return {"checks": len(walls), "p50_s": round(statistics.median(walls), 3),
             "p95_s": round(pct(walls, 0.95), 3), "max_s": round(max(walls), 3),
             "compiled_median": statistics.median(compiled), "compiled_max": max(compiled),
@@ -199,12 +201,202 @@ def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), 
                         print(f"  ANSWERS DIFFER: {differing[-1]}", flush=True)
                 for plan in plans:
                     key = f"{size}_file" if len(plans) == 1 else f"{size}_file_{plan}"
-                    out[key] = _summary(walls[plan], compiled[plan], rounds[plan], verdicts[plan])
+                    out[key] = _latency_summary(walls[plan], compiled[plan], rounds[plan], verdicts[plan])
                     print(f"{name} {size}-file {plan}: {out[key]}")
             if len(plans) > 1:
                 out["answers_differing"] = differing
         out["load_after"] = list(os.getloadavg())
     return out
+
+
+# ------------------------------------------------------------------ --phases: where a check's time goes
+
+PHASES = ("input", "environment", "overlay", "plan", "stored", "worker", "digest", "summary", "moved", "names",
+          "stored_facts", "textmap", "diff", "cleanup", "answer")
+
+
+def _proc_cpu(pid: int | None) -> float:
+    """user + system CPU seconds of a process so far (0 when unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        parts = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def many_callers(state: Path, target: int) -> tuple[str, str, tuple[int, int, int, int], tuple[int, int]]:
+    """The source method whose number of referring files is nearest `target` (the case of a deleted
+    method with many callers), as `methods` lists it."""
+    conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
+    try:
+        counts = dict(conn.execute(
+            "SELECT r.target_id, count(DISTINCT r.file_version_id) FROM checkouts c"
+            " JOIN manifest m ON m.generation_id = c.generation_id JOIN refs r ON r.file_version_id = m.file_version_id"
+            " JOIN symbols s ON s.id = r.target_id WHERE s.kind = 5 AND s.external = 0 GROUP BY r.target_id"
+            ).fetchall())
+        rows = conn.execute(
+            "SELECT d.symbol_id, f.path FROM checkouts c JOIN manifest m ON m.generation_id = c.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
+            " WHERE d.kind = 5").fetchall()
+    finally:
+        conn.close()
+    declared = {sid for sid, _path in rows if sid in counts}
+    best = min(sorted(declared), key=lambda sid: abs(counts[sid] - target))
+    conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
+    try:
+        key = conn.execute("SELECT binding_key FROM symbols WHERE id = ?", (best,)).fetchone()[0]
+    finally:
+        conn.close()
+    name = key.split(";.", 1)[1].split("(", 1)[0].split("<", 1)[0]
+    path = next(p for sid, p in rows if sid == best)
+    return next(c for c in methods(state) if c[0] == path and c[1] == name)
+
+
+def phase_cases(root: Path, state: Path, seed: int, callers: int) -> dict[str, list[FileChange]]:
+    """The profiled changes: a statement in one method body, a 5-file change of the latency kinds
+    (seeded), and the method with about `callers` referring files deleted."""
+    rng = random.Random(seed)
+    candidates = methods(state)
+    path, name, span, name_end = many_callers(state, callers)
+    text = edit_text((root / path).read_text(encoding="utf-8"), "delete", name, span, name_end)
+    assert text is not None
+    return {"1-file body": pick(root, rng, candidates, 1, ("body",)), "5-file": pick(root, rng, candidates, 5),
+            f"delete {name} ({callers} callers)": [FileChange(path=path, text=text)]}
+
+
+def _jfr_split(recording: Path, windows: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, int]]:
+    """JFR execution samples of the worker per case (`windows`: wall-clock intervals of its checks),
+    by what the sampled thread was doing (`_jfr_category`)."""
+    data = json.loads(subprocess.run([str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "jfr"), "print", "--json",
+                                      "--events", "jdk.ExecutionSample", "--stack-depth", "64", str(recording)],
+                                     check=True, capture_output=True, text=True).stdout)
+    out: dict[str, Counter] = {case: Counter() for case in windows}
+    for event in data["recording"]["events"]:
+        values = event["values"]
+        when = datetime.fromisoformat(values["startTime"].replace("Z", "+00:00")).timestamp()
+        case = next((c for c, spans in windows.items() if any(a <= when <= b for a, b in spans)), None)
+        if case is None:
+            continue
+        stack = values["stackTrace"] or {}
+        frames = [f"{f['method']['type']['name']}.{f['method']['name']}".replace("/", ".")
+                  for f in stack.get("frames", [])]
+        thread = (values.get("sampledThread") or {}).get("javaName")
+        out[case][_jfr_category(frames, bool(stack.get("truncated")), thread)] += 1
+    return {case: dict(c.most_common()) for case, c in out.items()}
+
+
+_FACTS = ("dev.pybridge.indexer.Indexer.indexFile", "dev.pybridge.indexer.Indexer$1.acceptAST")
+_COMPILER = "org.eclipse.jdt.internal.compiler."
+
+
+def _jfr_category(frames: list[str], truncated: bool, thread: str | None) -> str:
+    """One sample's category (frames from the top of the stack): fact extraction (pybridge's visitor,
+    and the JDT lookups it asks for), the loading of the types the compiled files use from the
+    sourcepath and classpath (JDT's name environment: finding, reading, diet-parsing and building
+    them), parsing the compiled files (Javadoc comments apart), resolving them, converting them to
+    DOM trees, and the rest (the request's Python thread, the JPype payload)."""
+    if thread != "pybridge-indexer":
+        return "python thread (payload to Python)"
+    facts = next((i for i, f in enumerate(frames) if f in _FACTS), None)
+    if facts is not None:
+        return "facts: JDT lookups they ask" if any(f.startswith(_COMPILER) for f in frames[:facts]) else "facts"
+    if any(".LookupEnvironment.askForType" in f or ".CompilationUnitResolver.accept" in f
+           or _COMPILER + "batch." in f for f in frames):
+        return "dependencies: name environment (find, read, diet-parse, build)"
+    top = next((f for f in frames if f.startswith(("org.eclipse.", "dev.pybridge."))), "")
+    if "CommentParser" in top or "Javadoc" in top:
+        return "parse: Javadoc"
+    if top.startswith(_COMPILER + "parser."):
+        return "parse" + (" (stack cut)" if truncated else "")
+    if any("ASTConverter" in f or "DefaultBindingResolver" in f for f in frames):
+        return "DOM conversion"
+    if top.startswith(_COMPILER):
+        return "resolve"
+    return "other"
+
+
+def phases(name: str, root: Path | None, state: Path | None, seed: int, reps: int, callers: int,
+           switches: list[str], jfr: Path | None) -> dict:
+    """Each case checked `reps` times on a warm worker (after one check not counted), with each of
+    `switches` off (0) then on (1) in turn when given; per case, the median of each phase's wall and
+    CPU time (`pybridge.edits.check.Phases`; `answer`: the answer serialised as the MCP tool does),
+    the worker's CPU time (/proc), the JVM's own time, and the load; with two settings, their answers
+    must be equal (`answers_differing`)."""
+    if jfr is not None:
+        os.environ["PYBRIDGE_JVM_ARGS"] = (os.environ.get("PYBRIDGE_JVM_ARGS", "") +
+                                           " -XX:StartFlightRecording=name=phases,settings=profile").strip()
+    settings = [{}] if not switches else [{s: "0" for s in switches}, {s: "1" for s in switches}]
+    out: dict = {"workspace": name, "reps": reps, "switches": switches, "load_before": list(os.getloadavg())}
+    windows: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix=f"pybridge-phases-{name}-") as tmp, Worker() as worker:
+        if root is None or state is None:
+            source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
+            root = Path(tmp) / name
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns("target"))
+            state = Path(tmp) / "state"
+            sync(root, state_dir=state, worker=worker)
+        root = root.resolve()
+        cases = phase_cases(root, state, seed, callers)
+        differing = []
+        with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+            session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
+            check_edit(session, cases["1-file body"])          # the first check loads JDT's paths
+            for case, changes in cases.items():
+                answers = []
+                for setting in settings:
+                    label = case + "".join(f" {k}={v}" for k, v in setting.items())
+                    os.environ.update(setting)
+                    rows = []
+                    check = None
+                    for i in range(reps + 1):
+                        session.phases = Phases()
+                        w0, c0, t0, e0 = _proc_cpu(worker.pid), time.process_time(), time.perf_counter(), time.time()
+                        check = check_edit(session, changes)
+                        with session.phases("answer"):
+                            check.model_dump_json(by_alias=True)
+                        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                        if i == 0:
+                            continue           # this case's own first check (JDT's caches of its files) not counted
+                        windows.setdefault(label, []).append((e0, time.time()))
+                        p = session.phases
+                        rows.append({"wall_s": wall, "cpu_s": cpu, "jvm_cpu_s": _proc_cpu(worker.pid) - w0,
+                                     "jvm_s": p.jvm_ms / 1000, "load": os.getloadavg()[0],
+                                     **{f"{k}_wall_s": v for k, v in p.wall.items()},
+                                     **{f"{k}_cpu_s": v for k, v in p.cpu.items()}, "counts": dict(p.counts)})
+                    assert check is not None
+                    answers.append(_answer(check))
+                    keys = sorted({k for r in rows for k in r if k != "counts"})
+                    out[label] = {"compiled": check.checked.compiled, "rounds": check.checked.rounds,
+                                  "verdict": check.verdict, "counts": rows[-1]["counts"],
+                                  **{k: round(statistics.median(r.get(k, 0.0) for r in rows), 3) for k in keys}}
+                    print(_phase_line(label, out[label]), flush=True)
+                if len(answers) > 1 and any(a != answers[0] for a in answers[1:]):
+                    differing.append(case)
+                    print(f"  ANSWERS DIFFER: {case}", flush=True)
+        for setting in settings:
+            for k in setting:
+                os.environ.pop(k, None)
+        if jfr is not None:
+            # The child never shuts its JVM down (JPype's destroy_jvm is off): no dump on exit; ask for it.
+            subprocess.run([str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "jcmd"), str(worker.pid),
+                            "JFR.dump", "name=phases", f"filename={jfr.resolve()}"], check=True, capture_output=True)
+    out["answers_differing"] = differing
+    out["load_after"] = list(os.getloadavg())
+    if jfr is not None:
+        out["jfr_samples"] = _jfr_split(jfr, windows)
+        print("JFR samples:", json.dumps(out["jfr_samples"]))
+    return out
+
+
+def _phase_line(label: str, row: dict) -> str:
+    shown = " ".join(f"{p} {row[f'{p}_wall_s']:.3f}/{row.get(f'{p}_cpu_s', 0):.3f}" for p in PHASES
+                     if f"{p}_wall_s" in row)
+    return (f"{label}: {row['compiled']} compiled, {row['rounds']} rounds, {row['verdict']}; "
+            f"wall {row['wall_s']:.2f} s, cpu {row['cpu_s']:.2f} s, worker process cpu {row['jvm_cpu_s']:.2f} s, "
+            f"jvm elapsed {row['jvm_s']:.2f} s, "
+            f"load {row['load']:.1f}\n  phases (wall/cpu s): {shown}")
 
 
 Place = tuple[str, int, int]          # path, 0-based line and character of a reference
@@ -417,7 +609,20 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="--javac: javac's work folder (the original's class output)")
     parser.add_argument("--full", type=int, default=0,
                         help="--javac: judge the first N edits on the whole workspace too")
+    parser.add_argument("--phases", action="store_true",
+                        help="profile three changes phase by phase (wall and CPU; --root/--state take a synced one)")
+    parser.add_argument("--reps", type=int, default=3, help="--phases: checks per case (medians)")
+    parser.add_argument("--callers", type=int, default=181, help="--phases: the deleted method's referring files")
+    parser.add_argument("--switch", action="append", default=[],
+                        help="--phases: a PYBRIDGE_* switch to measure off (0) and on (1) in the same run")
+    parser.add_argument("--jfr", type=Path, help="--phases: record the worker with JFR here; samples split by case")
     args = parser.parse_args()
+    if args.phases:
+        target = args.out or HERE / "check_edit-phases.json"
+        result = phases(args.only or "guava", args.root, args.state, args.seed, args.reps, args.callers, args.switch,
+                        args.jfr)
+        target.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        return
     if args.javac:
         target = args.out or HERE / "check_edit-javac.json"
         out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed, args.root, args.state,

@@ -19,11 +19,16 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import threading
+import time
+import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pybridge import switches
 from pybridge.errors import PybridgeError
 from pybridge.facts import DECL_GENERATED, DECL_KINDS, Declaration, FileFacts, Span
 from pybridge.store import Reader
@@ -88,6 +93,37 @@ class EditError(PybridgeError):
 
 
 @dataclass
+class Phases:
+    """Where one check's time goes, phase by phase (`bench/check_edit.py --phases`): wall time
+    (`time.perf_counter`) and this process's CPU time (`time.process_time`, every thread: the pipe
+    reader's too) of each phase, exclusive of the phases nested in it; `jvm_ms`, the worker's own
+    time in the JVM (what its answers report: parse, resolve and fact extraction); `counts`, the work
+    done (files compiled, stored facts read, links made, ...), which tests assert on."""
+
+    wall: dict[str, float] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+    jvm_ms: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+    _stack: list[list[float]] = field(default_factory=list, repr=False)
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        frame = [0.0, 0.0]                # wall and CPU of the phases nested in this one
+        self._stack.append(frame)
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            self._stack.pop()
+            self.wall[name] = self.wall.get(name, 0.0) + wall - frame[0]
+            self.cpu[name] = self.cpu.get(name, 0.0) + cpu - frame[1]
+            if self._stack:
+                self._stack[-1][0] += wall
+                self._stack[-1][1] += cpu
+
+
+@dataclass
 class EditSession:
     """What a check needs: the workspace root, a reader pinned to the generation compared against
     (its facts and its recorded classpaths), a worker (started or not; the live index's warm one
@@ -102,6 +138,7 @@ class EditSession:
     # Which files after the first round: 'narrow' (what a check can see change, `plan`) or 'broad'
     # (the sync planner's); None: PYBRIDGE_CHECK_PLAN, else narrow.
     plan: str | None = None
+    phases: Phases = field(default_factory=Phases)     # the last checks' times and counts, added up
 
 
 def sha256_of(path: Path) -> str | None:
@@ -161,21 +198,34 @@ class Environment:
         return [p if p.is_absolute() else self.root / p for p in map(Path, self.scopes[job].sourcepath)]
 
 
+ENV_CACHE_ENV = "PYBRIDGE_CHECK_ENV_CACHE"
+# The environment of a reader's generation before any change, by reader (a generation never changes;
+# the live index keeps one reader per published generation): the first check reads it, the next
+# ones copy its file table and apply their own changes.
+_BASES: weakref.WeakKeyDictionary[Reader, tuple[Path, Environment]] = weakref.WeakKeyDictionary()
+_BASES_LOCK = threading.Lock()
+
+
+def env_cache_enabled() -> bool:
+    return switches.enabled(ENV_CACHE_ENV, "read the generation's files, source roots and scopes on each check")
+
+
 def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> Environment:
-    gen = reader.generation
-    meta = GenerationMeta.of(gen)
-    scopes = {(s.module, s.scope): s for s in meta.scopes}
-    stored = {f.path: f for f in reader.files()}
-    source_roots = [root / r for r in gen.snapshot.get("source_roots", [])]
-    files: dict[str, FileEntry] = {}
-    roots: dict[Job, list[Path]] = {}
-    for f in stored.values():
-        if (f.module, f.scope) not in scopes:
-            continue
-        files[f.path] = FileEntry(f.path, f.module, f.scope, str(root / f.path))
-        mine = _longest(root / f.path, source_roots)
-        if mine is not None and mine not in roots.setdefault((f.module, f.scope), []):
-            roots[(f.module, f.scope)].append(mine)
+    """The generation's compilation environment with `changes` applied (relpath -> new text, None:
+    deleted): a deleted file leaves `files`, a new one joins the module and scope of its source root."""
+    base = None
+    if env_cache_enabled():
+        with _BASES_LOCK:
+            cached = _BASES.get(reader)
+        if cached is not None and cached[0] == root:
+            base = cached[1]
+    if base is None:
+        base = _environment(root, reader)
+        if env_cache_enabled():
+            with _BASES_LOCK:
+                _BASES[reader] = (root, base)
+    files = dict(base.files)
+    roots = base.roots
     for rel, text in sorted(changes.items()):
         if text is None:
             if rel not in files:
@@ -188,6 +238,25 @@ def environment(root: Path, reader: Reader, changes: dict[str, str | None]) -> E
                 raise EditError(f"{rel} is under none of the workspace's indexed source roots; add Java files "
                                 "under one (status lists the modules and scopes).", field="changes")
             files[rel] = FileEntry(rel, job[0], job[1], str(root / rel))
+    return Environment(root, base.scopes, files, roots, base.visible, base.encodings, base.stored)
+
+
+def _environment(root: Path, reader: Reader) -> Environment:
+    """The generation's environment before any change (read-only once made: it may be cached)."""
+    gen = reader.generation
+    meta = GenerationMeta.of(gen)
+    scopes = {(s.module, s.scope): s for s in meta.scopes}
+    stored = dict(reader.files_by_path())
+    source_roots = [root / r for r in gen.snapshot.get("source_roots", [])]
+    files: dict[str, FileEntry] = {}
+    roots: dict[Job, list[Path]] = {}
+    for f in stored.values():
+        if (f.module, f.scope) not in scopes:
+            continue
+        files[f.path] = FileEntry(f.path, f.module, f.scope, str(root / f.path))
+        mine = _longest(root / f.path, source_roots)
+        if mine is not None and mine not in roots.setdefault((f.module, f.scope), []):
+            roots[(f.module, f.scope)].append(mine)
     visible: dict[Job, set[Job]] = {job: set() for job in roots}
     for viewer, scope in scopes.items():
         path = {str(p if Path(p).is_absolute() else root / p) for p in scope.sourcepath}
@@ -232,27 +301,42 @@ def compile_overlay(session: EditSession, env: Environment, changes: dict[str, s
     (`session.plan` says which planner: `pybridge.edits.plan`). `env`: `environment(...)` of the
     same changes; `changes`: relpath -> new text, None to delete."""
     root = env.root
+    phase = session.phases
     out = Compiled()
     absolute = {root / rel: text for rel, text in changes.items()}
     all_roots = [r for rs in env.roots.values() for r in rs]
     root_encodings = {r: _codec(env.encodings.get(job)) for job, rs in env.roots.items() for r in rs}
-    with Overlay(absolute, all_roots, root_encodings) as overlay:
-        files = {rel: FileEntry(rel, e.module, e.scope, str(overlay.path(Path(e.abs_path))))
-                 for rel, e in env.files.items()}
-        back = {e.abs_path: rel for rel, e in files.items()}
-        propagation = propagation_class(plan_kind(session.plan))(session.reader, files, env.visible)
-        shadow_roots = {job: [overlay.path(r) for r in rs] for job, rs in env.roots.items()}
-        units = Units(files, shadow_roots, env.visible, env.encodings)
+    overlay = Overlay(absolute, all_roots, root_encodings)
+    with phase("overlay"):
+        overlay.__enter__()
+    try:
+        with phase("overlay"):
+            files = {rel: FileEntry(rel, e.module, e.scope, overlay.shadow(e.abs_path)) for rel, e in env.files.items()}
+            back = {e.abs_path: rel for rel, e in files.items()}
+            shadow_roots = {job: [overlay.path(r) for r in rs] for job, rs in env.roots.items()}
+        with phase("plan"):
+            propagation = propagation_class(plan_kind(session.plan))(session.reader, files, env.visible)
+            # What placement read of a file's content before is taken again (the stored digest of
+            # each unchanged file; PYBRIDGE_PLACEMENT_CACHE): the changed files are read.
+            units = Units(files, shadow_roots, env.visible, env.encodings,
+                          {rel: info.content_sha256 for rel, info in env.stored.items()
+                           if rel in files and rel not in changes})
         done: set[str] = set()
         batch = {rel for rel, text in changes.items() if text is not None}
         deleted = {rel for rel, text in changes.items() if text is None}
         while batch or deleted:
             out.rounds += 1
-            batch, along = units.round(batch, done)
+            with phase("plan"):
+                batch, along = units.round(batch, done)
             signatures, edges = _round(session, env, overlay, files, back, batch, along, changes, out)
             done |= batch
-            batch = propagation.after_round(signatures, edges, deleted, done)
+            with phase("plan"):
+                batch = propagation.after_round(signatures, edges, deleted, done)
             deleted = set()
+    finally:
+        with phase("cleanup"):
+            overlay.__exit__(None, None, None)
+        phase.counts.update(overlay.counts)
     return out
 
 
@@ -263,8 +347,10 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
     edges: list[tuple[str, str, str]] = []
     tasks = []
     reader = session.reader
+    phase = session.phases
     if out.digests is None and batch - set(changes):
-        out.digests = reader.file_digests()
+        with phase("stored"):
+            out.digests = reader.file_digests()
     known = out.digests or {}
     reused: list[str] = []
     for job, scope in env.scopes.items():
@@ -281,16 +367,19 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
                 out.facts[rel] = ff
                 edges.extend((rel, r.from_key, r.to_key) for r in ff.relations if r.kind in ("extends", "implements"))
                 info = env.stored.get(rel)
-                if rel not in changes and info is not None and rel in known and canonicalize(
-                        info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]:
-                    out.same.add(rel)
-                    reused.append(rel)
-                    continue
+                if rel not in changes and info is not None and rel in known:
+                    with phase("digest"):
+                        same = canonicalize(info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]
+                    if same:
+                        out.same.add(rel)
+                        reused.append(rel)
+                        continue
                 text = changes.get(rel)
                 if text is None:
                     text = (env.root / rel).read_bytes().decode(_codec(_encoding), errors="replace")
                 out.texts[rel] = text
-                signatures[rel] = summarize(text, ff).signatures
+                with phase("summary"):
+                    signatures[rel] = summarize(text, ff).signatures
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
@@ -299,9 +388,13 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:
-        session.worker.index_all(tasks)
+        with phase("worker"):
+            results = session.worker.index_all(tasks)
+        phase.jvm_ms += sum(r.elapsed_ms for r in results)
+        phase.counts["compiled"] += sum(len(t.request.files) for t in tasks)
     if reused:
-        stored = reader.signatures(env.stored[rel].file_version_id for rel in reused)
+        with phase("stored"):
+            stored = reader.signatures(env.stored[rel].file_version_id for rel in reused)
         for rel in reused:
             signatures[rel] = stored.get(env.stored[rel].file_version_id, {})
     return signatures, edges
@@ -402,7 +495,32 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
     bytes the agent read; any that differs on disk raises `StaleBaseError` before anything is
     compiled. Nothing is written to the workspace and nothing is staged or published."""
     root = session.root
-    verify_base(root, base)
+    phase = session.phases
+    with phase("input"):
+        verify_base(root, base)
+        wanted = _wanted(root, changes)
+    with phase("environment"):
+        reader = session.reader
+        env = environment(root, reader, wanted)
+        # A file given with its current text is no change.
+        stored = env.stored
+        changed = {rel: text for rel, text in wanted.items()
+                   if text is None or rel not in stored
+                   or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
+                   .hexdigest() != stored[rel].content_sha256}
+    compiled = compile_overlay(session, env, changed) if changed else Compiled()
+    # The unchanged files were read from disk: they must still be the generation's (under serve a
+    # catch-up may publish meanwhile; the reader stays on the generation the answer names).
+    with phase("moved"):
+        moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
+                       and sha256_of(root / rel) != stored[rel].content_sha256)
+    if moved:
+        raise WorkspaceMovedError(moved)
+    return diff(session, env, compiled, changed, stored)
+
+
+def _wanted(root: Path, changes: list[FileChange]) -> dict[str, str | None]:
+    """relpath -> new text (None: deleted) of each change, refused when it cannot be checked."""
     wanted: dict[str, str | None] = {}
     for change in changes:
         rel = relpath(root, change.path)
@@ -417,50 +535,41 @@ def check_edit(session: EditSession, changes: list[FileChange], base: dict[str, 
             raise EditError(f"The text of {rel} is not valid Unicode (it holds a lone surrogate); send the file's "
                             "text as it should read.", field="changes") from None
         wanted[rel] = change.text
-    reader = session.reader
-    env = environment(root, reader, wanted)
-    # A file given with its current text is no change.
-    stored = {f.path: f for f in reader.files()}
-    changed = {rel: text for rel, text in wanted.items()
-               if text is None or rel not in stored
-               or hashlib.sha256(text.encode(_codec(env.encodings.get((stored[rel].module, stored[rel].scope)))))
-               .hexdigest() != stored[rel].content_sha256}
-    compiled = compile_overlay(session, env, changed) if changed else Compiled()
-    # The unchanged files were read from disk: they must still be the generation's (under serve a
-    # catch-up may publish meanwhile; the reader stays on the generation the answer names).
-    moved = sorted(rel for rel in compiled.facts if rel not in changed and rel in stored
-                   and sha256_of(root / rel) != stored[rel].content_sha256)
-    if moved:
-        raise WorkspaceMovedError(moved)
-    return diff(session, env, compiled, changed, stored)
+    return wanted
 
 
 def diff(session: EditSession, env: Environment, compiled: Compiled, changed: dict[str, str | None],
          stored: Mapping[str, FileInfo]) -> EditCheck:
     """The binding diff of the compiled facts against the generation's (`stored`: its files by path)."""
     reader = session.reader
-    names = Names(reader, session.symbol_key, session.scip, compiled.facts,
-                  {rel: env.files[rel].module for rel in compiled.facts})
+    phase = session.phases
+    with phase("names"):
+        names = Names(reader, session.symbol_key, session.scip, compiled.facts,
+                      {rel: env.files[rel].module for rel in compiled.facts})
     # A file compiled only because it could bind differently, whose new facts digest to its stored
     # version's (`compile_overlay` found them), has the same rows: nothing of it can differ, so its
     # old facts are not read.
     same = compiled.same
     paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
-    olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
+    with phase("stored_facts"):
+        olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
+    phase.counts["stored_facts"] += len(olds)
     maps: dict[str, TextMap] = {}
-    for rel in paths:
-        if rel in olds and rel in compiled.facts:
-            new_text = compiled.texts[rel]
-            if rel in changed:
-                encoding = _codec(env.encodings.get((env.files[rel].module, env.files[rel].scope)))
-                old_text = (env.root / rel).read_bytes().decode(encoding, errors="replace")
-                maps[rel] = TextMap(old_text, new_text)
-            else:
-                maps[rel] = TextMap(new_text, new_text)
+    with phase("textmap"):
+        for rel in paths:
+            if rel in olds and rel in compiled.facts:
+                new_text = compiled.texts[rel]
+                if rel in changed:
+                    encoding = _codec(env.encodings.get((env.files[rel].module, env.files[rel].scope)))
+                    old_text = (env.root / rel).read_bytes().decode(encoding, errors="replace")
+                    maps[rel] = TextMap(old_text, new_text)
+                else:
+                    maps[rel] = TextMap(new_text, new_text)
     news = {rel: ff for rel, ff in compiled.facts.items() if rel not in same}
-    return diff_facts(olds, news, maps, names, Checked(
-        generation=reader.generation.number, changed=sorted(changed), compiled=compiled.compiled,
-        rounds=compiled.rounds))
+    with phase("diff"):
+        return diff_facts(olds, news, maps, names, Checked(
+            generation=reader.generation.number, changed=sorted(changed), compiled=compiled.compiled,
+            rounds=compiled.rounds))
 
 
 def diff_facts(olds: dict[str, StoredFacts], news: dict[str, FileFacts], maps: dict[str, TextMap], names: Names,

@@ -26,9 +26,11 @@ import pytest
 
 from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.edits import check as check_module
+from pybridge.edits.overlay import MIRRORS_ENV, forget_mirrors
 from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
+from pybridge.sync.planner import forget_placements
 from pybridge.sync.state import store_path
 from tests.live.test_live import ENV
 from tests.live.test_live import ok as live_ok
@@ -319,3 +321,32 @@ def test_a_long_answer_is_paged_within_the_budget(edits):
 def test_changes_that_cannot_be_checked_are_refused_naming_the_field(edits, args, field):
     facade, _, _ = edits
     assert err(facade, "check_edit", args, "invalid_argument")["field"] == field
+
+
+def test_repeated_checks_reuse_the_environment_and_the_shadow_and_answer_the_same(edits, worker, monkeypatch):
+    """The second check of a session's reader takes the generation's environment read by the first
+    (PYBRIDGE_CHECK_ENV_CACHE) and the shadow source root the first one made (PYBRIDGE_CHECK_MIRRORS):
+    it links again only the file the first one wrote; the answers are those of a check with both
+    switches off, which makes and removes a whole shadow each time."""
+    _, root, state = edits
+    change = [FileChange(**_changed(root, "Printer.java", *OVERLOAD))]
+    forget_mirrors()
+    forget_placements()
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d)
+        env = check_module.environment(session.root, reader, {})
+        assert check_module.environment(session.root, reader, {}).stored is env.stored        # read once
+        answers, counts = [], []
+        for setting in ("1", "1", "0", "0"):
+            for name in (MIRRORS_ENV, check_module.ENV_CACHE_ENV):
+                monkeypatch.setenv(name, setting)
+            session.phases = check_module.Phases()
+            answers.append(check_edit(session, change).model_dump())
+            counts.append(session.phases.counts)
+        assert check_module.environment(session.root, reader, {}).stored is not env.stored   # switched off
+    assert answers[1] == answers[0] == answers[2] == answers[3]
+    files = len(list((root / P).iterdir())) - 1                           # all but Printer.java
+    assert counts[2]["linked"] == counts[3]["linked"] >= files            # each check links the folder anew
+    assert counts[3]["removed"] >= files
+    assert counts[1]["linked"] == 1 and counts[1]["removed"] == 2         # Printer.java: its link, then its text
+    assert counts[1]["compiled"] == counts[3]["compiled"]
