@@ -226,9 +226,9 @@ def _proc_cpu(pid: int | None) -> float:
     return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def many_callers(state: Path, target: int) -> tuple[str, str, tuple[int, int, int, int], tuple[int, int]]:
+def many_callers(state: Path, target: int) -> tuple[tuple[str, str, tuple[int, int, int, int], tuple[int, int]], int]:
     """The source method whose number of referring files is nearest `target` (the case of a deleted
-    method with many callers), as `methods` lists it."""
+    method with many callers), as `methods` lists it, and that number."""
     conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
     try:
         counts = dict(conn.execute(
@@ -251,7 +251,7 @@ def many_callers(state: Path, target: int) -> tuple[str, str, tuple[int, int, in
         conn.close()
     name = key.split(";.", 1)[1].split("(", 1)[0].split("<", 1)[0]
     path = next(p for sid, p in rows if sid == best)
-    return next(c for c in methods(state) if c[0] == path and c[1] == name)
+    return next(c for c in methods(state) if c[0] == path and c[1] == name), counts[best]
 
 
 def phase_cases(root: Path, state: Path, seed: int, callers: int) -> dict[str, list[FileChange]]:
@@ -259,11 +259,11 @@ def phase_cases(root: Path, state: Path, seed: int, callers: int) -> dict[str, l
     (seeded), and the method with about `callers` referring files deleted."""
     rng = random.Random(seed)
     candidates = methods(state)
-    path, name, span, name_end = many_callers(state, callers)
+    (path, name, span, name_end), referring = many_callers(state, callers)
     text = edit_text((root / path).read_text(encoding="utf-8"), "delete", name, span, name_end)
     assert text is not None
     return {"1-file body": pick(root, rng, candidates, 1, ("body",)), "5-file": pick(root, rng, candidates, 5),
-            f"delete {name} ({callers} callers)": [FileChange(path=path, text=text)]}
+            f"delete {name} ({referring} referring files)": [FileChange(path=path, text=text)]}
 
 
 def _jfr_split(recording: Path, windows: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, int]]:

@@ -36,7 +36,8 @@ from pybridge.store.codec import canonicalize
 from pybridge.store.rows import DeclRow, FileInfo
 from pybridge.sync.meta import GenerationMeta, ScopeMeta
 from pybridge.sync.planner import FileEntry, Job, Units
-from pybridge.sync.summary import Signatures, summarize
+from pybridge.sync.summary import Signatures
+from pybridge.sync.summary import signatures as declaration_signatures
 from pybridge.worker import IndexRequest, IndexTask, Worker
 
 from .model import (
@@ -371,6 +372,7 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
                     with phase("digest"):
                         same = canonicalize(info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]
                     if same:
+                        phase.counts["same"] += 1
                         out.same.add(rel)
                         reused.append(rel)
                         continue
@@ -379,7 +381,9 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
                     text = (env.root / rel).read_bytes().decode(_codec(_encoding), errors="replace")
                 out.texts[rel] = text
                 with phase("summary"):
-                    signatures[rel] = summarize(text, ff).signatures
+                    # Only the signatures: the planner's name round reads the generation's name index,
+                    # never the new text's names (`summarize` would tokenize the whole file for them).
+                    signatures[rel] = declaration_signatures(text, ff)
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],

@@ -146,9 +146,9 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     change = _changed(root, "Printer.java", end, end + overload)
     read: list[str] = []
     summarized: list[str] = []
-    summarize = check_module.summarize
-    monkeypatch.setattr(check_module, "summarize",
-                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or summarize(text, ff))
+    signatures = check_module.declaration_signatures
+    monkeypatch.setattr(check_module, "declaration_signatures",
+                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or signatures(text, ff))
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
