@@ -320,10 +320,10 @@ def _jfr_category(frames: list[str], truncated: bool, thread: str | None) -> str
 def phases(name: str, root: Path | None, state: Path | None, seed: int, reps: int, callers: int,
            switches: list[str], jfr: Path | None) -> dict:
     """Each case checked `reps` times on a warm worker (after one check not counted), with each of
-    `switches` off (0) then on (1) in turn when given; per case, the median of each phase's wall and
-    CPU time (`pybridge.edits.check.Phases`; `answer`: the answer serialised as the MCP tool does),
-    the worker's CPU time (/proc), the JVM's own time, and the load; with two settings, their answers
-    must be equal (`answers_differing`)."""
+    `switches` off (0) then on (1) in turn within each repetition when given; per case and setting,
+    the median of each phase's wall and CPU time (`pybridge.edits.check.Phases`; `answer`: the
+    answer serialised as the MCP tool does), the worker's CPU time (/proc), the JVM's own time, and
+    the load; every answer of a case must be equal, whatever the setting (`answers_differing`)."""
     if jfr is not None:
         os.environ["PYBRIDGE_JVM_ARGS"] = (os.environ.get("PYBRIDGE_JVM_ARGS", "") +
                                            " -XX:StartFlightRecording=name=phases,settings=profile").strip()
@@ -344,33 +344,38 @@ def phases(name: str, root: Path | None, state: Path | None, seed: int, reps: in
             session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
             check_edit(session, cases["1-file body"])          # the first check loads JDT's paths
             for case, changes in cases.items():
+                # Settings alternate within each repetition (off, on, off, on, ...): neither gets a
+                # warmer JIT or page cache; the first round of each case is not counted.
+                rows: dict[str, list[dict]] = {}
                 answers = []
-                for setting in settings:
-                    label = case + "".join(f" {k}={v}" for k, v in setting.items())
-                    os.environ.update(setting)
-                    rows = []
-                    check = None
-                    for i in range(reps + 1):
+                check = None
+                for i in range(reps + 1):
+                    for setting in settings:
+                        label = case + "".join(f" {k}={v}" for k, v in setting.items())
+                        os.environ.update(setting)
                         session.phases = Phases()
                         w0, c0, t0, e0 = _proc_cpu(worker.pid), time.process_time(), time.perf_counter(), time.time()
                         check = check_edit(session, changes)
                         with session.phases("answer"):
                             check.model_dump_json(by_alias=True)
                         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                        answers.append(_answer(check))
                         if i == 0:
-                            continue           # this case's own first check (JDT's caches of its files) not counted
+                            continue
                         windows.setdefault(label, []).append((e0, time.time()))
                         p = session.phases
-                        rows.append({"wall_s": wall, "cpu_s": cpu, "jvm_cpu_s": _proc_cpu(worker.pid) - w0,
-                                     "jvm_s": p.jvm_ms / 1000, "load": os.getloadavg()[0],
-                                     **{f"{k}_wall_s": v for k, v in p.wall.items()},
-                                     **{f"{k}_cpu_s": v for k, v in p.cpu.items()}, "counts": dict(p.counts)})
-                    assert check is not None
-                    answers.append(_answer(check))
-                    keys = sorted({k for r in rows for k in r if k != "counts"})
-                    out[label] = {"compiled": check.checked.compiled, "rounds": check.checked.rounds,
-                                  "verdict": check.verdict, "counts": rows[-1]["counts"],
-                                  **{k: round(statistics.median(r.get(k, 0.0) for r in rows), 3) for k in keys}}
+                        rows.setdefault(label, []).append({
+                            "wall_s": wall, "cpu_s": cpu, "jvm_cpu_s": _proc_cpu(worker.pid) - w0,
+                            "jvm_s": p.jvm_ms / 1000, "load": os.getloadavg()[0],
+                            **{f"{k}_wall_s": v for k, v in p.wall.items()},
+                            **{f"{k}_cpu_s": v for k, v in p.cpu.items()}, "counts": dict(p.counts),
+                            "compiled": check.checked.compiled, "rounds": check.checked.rounds,
+                            "verdict": check.verdict})
+                assert check is not None
+                for label, got in rows.items():
+                    keys = sorted({k for r in got for k in r if k not in ("counts", "verdict")})
+                    out[label] = {"verdict": got[-1]["verdict"], "counts": got[-1]["counts"],
+                                  **{k: round(statistics.median(r.get(k, 0.0) for r in got), 3) for k in keys}}
                     print(_phase_line(label, out[label]), flush=True)
                 if len(answers) > 1 and any(a != answers[0] for a in answers[1:]):
                     differing.append(case)
