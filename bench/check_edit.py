@@ -41,6 +41,19 @@ Written to `--out` (bench/check_edit-javac.json) every 5 changes.
 
     .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main] [--root R --state S]
         [--work DIR] [--full 2] [--out FILE]
+
+With `--phases`: where a check's time goes, on a warm worker (`--root`/`--state` take a workspace
+already synced): a statement in one method body, a 5-file change (seeded), and the method with about
+`--callers` referring files deleted, each checked `--reps` times after one uncounted check; per case,
+the median wall and CPU time of each phase (`pybridge.edits.check.Phases`), the worker process's CPU
+(/proc), the JVM's own time and the load. `--switch PYBRIDGE_X` (repeatable) checks each case with
+the switches off then on in turn within each repetition, and every answer must be equal
+(`answers_differing`); `--jfr FILE` records the worker with JFR and splits its samples by case and
+by what JDT was doing (loading dependencies, parsing, resolving, DOM conversion, fact extraction).
+Written to bench/check_edit-phases.json (`--out`).
+
+    .venv/bin/python bench/check_edit.py --phases [--only guava] [--root R --state S] [--reps 3]
+        [--switch PYBRIDGE_CHECK_MIRRORS ...] [--jfr FILE]
 """
 
 from __future__ import annotations

@@ -82,3 +82,18 @@ def test_without_kept_shadows_each_check_links_every_entry_again(source, monkeyp
     assert counts[0]["linked"] == counts[1]["linked"] >= 20
     assert counts[1]["removed"] >= counts[1]["linked"]
     assert not overlay_module._KEPT
+
+
+def test_checks_at_once_get_shadows_of_their_own(source):
+    """Two checks of one source root at the same time (serve answers calls concurrently): each sees
+    its own change only; both shadows are kept for later checks."""
+    one = Overlay({source / "p/A.java": "class A { int one; }"}, [source], {source: "utf-8"})
+    two = Overlay({source / "p/A.java": "class A { int two; }"}, [source], {source: "utf-8"})
+    with one, two:
+        assert one.roots[source] != two.roots[source]
+        assert _seen(one, source)["p/A.java"] == "class A { int one; }"
+        assert _seen(two, source)["p/A.java"] == "class A { int two; }"
+    assert len(overlay_module._KEPT[source]) == 2
+    seen, counts, _ = _check(source, {"r/B.java": "class B { }"})
+    assert seen["p/A.java"] == "class A {}" and seen["r/B.java"] == "class B { }"
+    assert counts["linked"] == 2          # A.java's link again; r/ made a real folder: its one entry
