@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.eclipse.jdt.core.dom.ASTParser;
@@ -74,6 +75,7 @@ final class SecondaryTypes {
     private static final Map<String, Parsed> FILES = new ConcurrentHashMap<>();
     /** Each distinct parse context (encoding, destination, compiler options) -> a short id. */
     private static final Map<String, Integer> CONTEXTS = new ConcurrentHashMap<>();
+    private static final AtomicInteger NEXT_CONTEXT = new AtomicInteger();
     private static final AtomicLong PARSED = new AtomicLong();
     private static final AtomicLong REUSED = new AtomicLong();
 
@@ -170,7 +172,7 @@ final class SecondaryTypes {
             this.destinationPath = destinationPath;
             this.options = options;
             String key = encoding + "\0" + destinationPath + "\0" + (options == null ? "null" : new TreeMap<>(options));
-            this.context = CONTEXTS.computeIfAbsent(key, k -> CONTEXTS.size());
+            this.context = CONTEXTS.computeIfAbsent(key, k -> NEXT_CONTEXT.getAndIncrement());
         }
 
         @Override
