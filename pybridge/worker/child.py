@@ -95,7 +95,7 @@ def main() -> int:
             args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
                     JArray(JString)(request["classpath"]), JString(request["release"]),
                     JString(request.get("api") or ""), JString(request["encoding"]),
-                    bool(request.get("javadoc", True)))
+                    bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)))
             if chunk > 0:
                 _stream(Indexer.stream(*args, chunk), proto_out, protocol)
                 continue

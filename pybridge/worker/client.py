@@ -42,6 +42,7 @@ from typing import IO, Any, BinaryIO, Callable, Sequence
 
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
+from pybridge.switches import enabled
 from pybridge.worker import protocol
 from pybridge.worker.decode import decode
 from pybridge.worker.jdk import JdkNotFoundError, find_jdk
@@ -180,6 +181,13 @@ def jars_dir() -> Path:
     return Path(override) if override else Path(__file__).resolve().parent.parent / "jars"
 
 
+def secondary_type_cache() -> bool:
+    """PYBRIDGE_SECONDARY_TYPE_CACHE: whether the worker's JVM reuses, across requests, the secondary types
+    (a type declared in a file of another name) that JDT parsed from each unchanged source file."""
+    return enabled("PYBRIDGE_SECONDARY_TYPE_CACHE",
+                   "make JDT parse every file of each package it searches for a secondary type, in every request")
+
+
 @dataclass
 class IndexRequest:
     """One module and scope: the files to index and their environment."""
@@ -191,6 +199,8 @@ class IndexRequest:
     encoding: str = "UTF-8"
     javadoc: bool = True
     api: str = ""              # the release whose system library to bind against; "": the running JDK's
+    # the warm JVM reuses each unchanged file's secondary types (PYBRIDGE_SECONDARY_TYPE_CACHE)
+    secondary_type_cache: bool = field(default_factory=secondary_type_cache)
 
     def as_message(self) -> dict[str, Any]:
         return {
@@ -201,6 +211,7 @@ class IndexRequest:
             "api": str(self.api),
             "encoding": self.encoding,
             "javadoc": self.javadoc,
+            "secondary_type_cache": self.secondary_type_cache,
         }
 
 

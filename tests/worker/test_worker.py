@@ -260,3 +260,28 @@ def test_a_damaged_class_data_archive_does_not_stop_the_worker(tmp_path, monkeyp
         result = w.index(IndexRequest(files=[str(src / "A.java")], sourcepath=[str(src.parent)],
                                       classpath=[], release="17"))
     assert [len(f.declarations) for f in result.files] == [3]
+
+
+def test_the_secondary_type_cache_switch_reaches_the_jvm_and_both_sides_give_the_same_facts(
+        worker, tmp_path, monkeypatch):
+    # `Moved` is a secondary type (declared in Holder.java): JDT finds it by parsing the package's files,
+    # which the warm JVM keeps across requests unless PYBRIDGE_SECONDARY_TYPE_CACHE=0 (JUnit
+    # SecondaryTypesTest counts the parses).
+    pkg = tmp_path / "src" / "p"
+    pkg.mkdir(parents=True)
+    holder, user = pkg / "Holder.java", pkg / "User.java"
+    holder.write_text("package p;\npublic class Holder {}\ninterface Moved {}\n", encoding="utf-8")
+    user.write_text("package p;\npublic class User { Moved m; String s; }\n", encoding="utf-8")
+
+    def index(cache: str) -> list:
+        monkeypatch.setenv("PYBRIDGE_SECONDARY_TYPE_CACHE", cache)
+        request = IndexRequest(files=[str(user)], sourcepath=[str(tmp_path / "src")])
+        assert request.secondary_type_cache is (cache == "1")
+        return worker.index(request).files
+
+    on, off = index("1"), index("0")
+    assert on == off and on[0].binding_complete and not on[0].problems
+    assert index("1") == on
+    holder.write_text("package p;\npublic class Holder {}\n", encoding="utf-8")     # Moved is gone
+    gone = index("1")
+    assert gone == index("0") and [p.name for p in gone[0].problems] == ["Moved"]

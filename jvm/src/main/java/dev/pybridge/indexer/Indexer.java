@@ -49,8 +49,19 @@ public final class Indexer {
      */
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
                               String encoding, boolean javadoc, ProgressListener progress) {
+        return index(files, sourcepath, classpath, release, api, encoding, javadoc, true, progress);
+    }
+
+    /**
+     * Like the other {@code index}; {@code secondaryTypeCache} false makes JDT parse every file of each
+     * package it searches for secondary types, as it does alone, instead of reusing the parses of earlier
+     * requests of files unchanged since ({@link SecondaryTypes}; PYBRIDGE_SECONDARY_TYPE_CACHE).
+     */
+    public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
+                              String encoding, boolean javadoc, boolean secondaryTypeCache, ProgressListener progress) {
         Batch[] whole = new Batch[1];
-        run(files, sourcepath, classpath, release, api, encoding, javadoc, progress, 0, b -> whole[0] = b);
+        run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, progress, 0,
+                b -> whole[0] = b);
         return whole[0];
     }
 
@@ -69,10 +80,18 @@ public final class Indexer {
     /** Like the other {@code stream}, binding against {@code api}'s system library (see {@code index}). */
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
                                      String api, String encoding, boolean javadoc, int chunkFiles) {
+        return stream(files, sourcepath, classpath, release, api, encoding, javadoc, true, chunkFiles);
+    }
+
+    /** Like the other {@code stream}, with {@code secondaryTypeCache} as in {@code index}. */
+    public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
+                                     String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
+                                     int chunkFiles) {
         BatchStream stream = new BatchStream();
         Thread t = new Thread(() -> {
             try {
-                run(files, sourcepath, classpath, release, api, encoding, javadoc, stream, chunkFiles, stream::put);
+                run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, stream,
+                        chunkFiles, stream::put);
                 stream.finish(null);
             } catch (Throwable e) {
                 stream.finish(e);
@@ -84,7 +103,8 @@ public final class Indexer {
     }
 
     private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
-                            String api, String encoding, boolean javadoc, ProgressListener progress, int chunkFiles,
+                            String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
+                            ProgressListener progress, int chunkFiles,
                             java.util.function.Consumer<Batch> out) {
         long t0 = System.nanoTime();
         String level = normalizeRelease(release);
@@ -102,6 +122,7 @@ public final class Indexer {
         Arrays.fill(sourceEncodings, encoding);
         parser.setEnvironment(classpath, sourcepath, sourceEncodings, true);
         if (api != null && !api.isEmpty()) ReleaseLibrary.bind(parser, Integer.parseInt(api.trim()));
+        if (secondaryTypeCache) SecondaryTypes.install(parser);
 
         List<String> todo = new ArrayList<>();
         for (String f : files) {
