@@ -5,8 +5,8 @@ is discarded. `add_file` either finds the file's version by digest (an
 unchanged file: only a manifest row is written) or writes the version and
 its rows. Rows go out in batches of about `batch_rows`, one transaction each,
 always ending at a file boundary (an incremental sync's unchanged files are listed by
-`reuse_versions`, which copies its parent generation's manifest rows in SQLite); nothing staged is visible to readers, who
-only ever open published generations. `publish` commits what is left, then
+`reuse_versions`, which copies its parent generation's manifest rows in SQLite);
+nothing staged is visible to readers, who only ever open published generations. `publish` commits what is left, then
 marks the generation published and moves `current` in one short transaction
 (with `synchronous=FULL`), then runs GC. Leaving the `with` block without
 publishing discards the generation; a crash leaves it for the next open or
