@@ -120,6 +120,29 @@ def test_the_subtypes_of_a_changed_type_are_walked_by_index_not_read_whole(react
     assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
 
 
+def test_a_sync_in_a_running_process_parses_one_snapshot(reactor, worker, monkeypatch):
+    """Issue 27: a generation's snapshot (2.2 MB of JSON on a 6,000-file module) is parsed once per
+    sync in a process that keeps running (serve): the store keeps the parsed object of a generation
+    whose text did not change (`store._select_generation`), so the next sync's reads of its previous
+    generation parse nothing, and only the one it publishes is parsed (for its result)."""
+    root, state, _ = reactor
+    edit(root, BANNER, "String line =", "String line = /* edited */")
+    sync(root, state_dir=state, worker=worker)
+    parsed: list[str] = []
+    real = json.loads
+
+    def counted(text, *args, **kwargs):
+        if isinstance(text, str) and text.startswith('{"build_files"'):
+            parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    edit(root, BANNER, "String line = /* edited */", "String line = /* edited again */")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.reindexed_files == 1
+    assert len(parsed) == 1
+
+
 def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, worker, tmp_path, monkeypatch):
     """PYBRIDGE_INDEX_BATCH_FILES splits a module's files into requests of at most that many (the
     worker's heap then holds one batch's declarations): the facts equal those of one request per
