@@ -788,6 +788,22 @@ class Reader:
             " WHERE m.generation_id = :g AND x.kind IN (:k1, :k2)",
             {"g": self.generation.id, "k1": codes[0], "k2": codes[1]})]
 
+    def subtype_edges(self, supertype_keys: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The generation's extends/implements relations to one of `supertype_keys` (index
+        `relations_by_to`): (path, subtype key, supertype key), as `supertype_edges` lists them."""
+        codes = (RELATION_KIND_CODES["extends"], RELATION_KIND_CODES["implements"])
+        ordered = sorted(set(supertype_keys))
+        out: list[tuple[str, str, str]] = []
+        for i in range(0, len(ordered), 500):
+            q = self._query()
+            q.within("b.binding_key", ordered[i:i + 500])
+            out.extend((r[0], r[1], r[2]) for r in self._rows(
+                "SELECT f.path, a.binding_key, b.binding_key FROM symbols b"
+                " CROSS JOIN relations x ON x.to_id = b.id" + _IN_GENERATION.format(t="x")
+                + " JOIN symbols a ON a.id = x.from_id"
+                + f" WHERE {q.sql()} AND x.kind IN ({codes[0]}, {codes[1]})", q.params))
+        return out
+
     def declared_beside(self, symbol_id: int) -> set[int]:
         """Symbols declared in any stored file version (of any generation still kept) that also
         declares `symbol_id`: the members that lived beside it, so not its successors."""

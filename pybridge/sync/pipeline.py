@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from pybridge import switches
 from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts
 from pybridge.store import GenerationInfo, Reader, Staging, Store
@@ -521,6 +522,15 @@ def _unchanged(run: _Run, store: Store, previous: GenerationInfo | None, snap: s
                       counts["files"], run.timings, published=False, incremental=True)
 
 
+MANIFEST_COPY_ENV = "PYBRIDGE_MANIFEST_COPY"
+
+
+def manifest_copy() -> bool:
+    """Whether an incremental generation copies its unchanged files' manifest rows from the
+    generation it planned from in SQLite (PYBRIDGE_MANIFEST_COPY, on by default)."""
+    return switches.enabled(MANIFEST_COPY_ENV, "bind one manifest row per unchanged file from Python")
+
+
 def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: Plan,
            reader: Reader | None) -> _Staged:
     """Index in rounds until nothing more is affected, staging each file's facts as they stream
@@ -551,7 +561,9 @@ def _index(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, todo: P
     if reader is not None:
         old = reader.files_by_path()
         kept = [(rel, fv) for rel, fv in todo.reusable.items() if rel not in done]
-        staging.reuse_versions(kept)
+        # The unchanged files' rows copied from the manifest of the generation planned from, in
+        # SQLite (PYBRIDGE_MANIFEST_COPY=0: one row per file bound from Python).
+        staging.reuse_versions(kept, reader.generation.id if manifest_copy() else None)
         for rel, _fv in kept:
             f = old[rel]
             staged.per_file[rel] = ((f.module, f.scope), f.binding_complete, f.references, f.problems)

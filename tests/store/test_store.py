@@ -779,3 +779,49 @@ def test_a_mode_read_before_the_writer_made_its_tables_is_read_again(tmp_path):
         assert db._settled_mode(conn, "delete").lower() == "wal"
     finally:
         conn.close()
+
+
+def _manifest_of(store: Store, generation_id: int) -> set[int]:
+    return {fv for (fv,) in store._conn.execute(
+        "SELECT file_version_id FROM manifest WHERE generation_id = ?", (generation_id,))}
+
+
+@pytest.mark.parametrize("from_parent", [True, False])
+def test_reused_versions_are_copied_from_the_parent_manifest_in_one_statement(tmp_path, from_parent):
+    """Issue 27: a generation that differs from its parent in one file writes its unchanged rows
+    with one INSERT ... SELECT over the parent's manifest, not one bound row per file; the rows
+    are the same either way."""
+    with Store.open(tmp_path / "store.sqlite") as store:
+        with store.stage({}, {}) as staging:
+            greeter, _ = staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+            app, _ = staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts())
+            other, _ = staging.add_file(MODULE, "main", "core/B.java", sha("b"), 10, facts("/ws/B.java"))
+            parent = staging.generation_id
+            staging.publish({})
+        seen: list[str] = []
+        with store.stage({}, {}) as staging:
+            store._conn.set_trace_callback(seen.append)
+            staging.reuse_versions([(GREETER_PATH, greeter), ("core/B.java", other)],
+                                   parent if from_parent else None)
+            store._conn.set_trace_callback(None)
+            staging.add_file(MODULE, "main", APP_PATH, sha("a2"), 11, app_facts(calls=3))
+            child = staging.generation_id
+            staging.publish({})
+        inserts = [q for q in seen if q.startswith("INSERT INTO manifest")]
+        assert len(inserts) == (1 if from_parent else 2), inserts
+        assert ("SELECT" in inserts[0]) is from_parent
+        assert _manifest_of(store, child) - {greeter, other} == _manifest_of(store, child) - _manifest_of(store, parent)
+        assert {greeter, other} <= _manifest_of(store, child) and app not in _manifest_of(store, child)
+        with store.reader() as r:
+            assert sorted(f.path for f in r.files()) == sorted([GREETER_PATH, APP_PATH, "core/B.java"])
+
+
+def test_copying_from_a_parent_that_lacks_a_version_is_refused(tmp_path):
+    with Store.open(tmp_path / "store.sqlite") as store:
+        with store.stage({}, {}) as staging:
+            greeter, _ = staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts())
+            parent = staging.generation_id
+            staging.publish({})
+        with store.stage({}, {}) as staging:
+            with pytest.raises(StoreError, match="does not list every version"):
+                staging.reuse_versions([(GREETER_PATH, greeter), (APP_PATH, greeter + 99)], parent)

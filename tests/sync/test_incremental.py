@@ -90,6 +90,59 @@ def test_an_incremental_sync_reads_the_previous_manifest_once(reactor, worker, t
     assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
 
 
+def test_the_subtypes_of_a_changed_type_are_walked_by_index_not_read_whole(reactor, worker, tmp_path, monkeypatch):
+    """Issue 27: propagation asks the store for the relations to the changed types, level by level,
+    instead of reading every supertype edge of the generation (6,000 files: 1.7 s under load)."""
+    root, state, _ = reactor
+    whole: list[int] = []
+    walked: list[tuple[str, str, str]] = []
+    real_whole, real_walk = Reader.supertype_edges, Reader.subtype_edges
+
+    def counted_whole(self):
+        whole.append(1)
+        return real_whole(self)
+
+    def counted_walk(self, keys):
+        found = real_walk(self, keys)
+        walked.extend(found)
+        return found
+
+    monkeypatch.setattr(Reader, "supertype_edges", counted_whole)
+    monkeypatch.setattr(Reader, "subtype_edges", counted_walk)
+    edit(root, GREETER, "String greet(String name);",
+         "String greet(String name);\n    default String wave() { return \"hi\"; }")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published
+    assert whole == []
+    assert "service/src/main/java/com/acme/service/PoliteGreeter.java" in {path for path, _sub, _sup in walked}
+    monkeypatch.undo()
+    sync(root, state_dir=tmp_path / "fresh", worker=worker)
+    assert differences(store_path(state), store_path(tmp_path / "fresh")) == []
+
+
+def test_a_sync_in_a_running_process_parses_one_snapshot(reactor, worker, monkeypatch):
+    """Issue 27: a generation's snapshot (2.2 MB of JSON on a 6,000-file module) is parsed once per
+    sync in a process that keeps running (serve): the store keeps the parsed object of a generation
+    whose text did not change (`store._select_generation`), so the next sync's reads of its previous
+    generation parse nothing, and only the one it publishes is parsed (for its result)."""
+    root, state, _ = reactor
+    edit(root, BANNER, "String line =", "String line = /* edited */")
+    sync(root, state_dir=state, worker=worker)
+    parsed: list[str] = []
+    real = json.loads
+
+    def counted(text, *args, **kwargs):
+        if isinstance(text, str) and text.startswith('{"build_files"'):
+            parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    edit(root, BANNER, "String line = /* edited */", "String line = /* edited again */")
+    result = sync(root, state_dir=state, worker=worker)
+    assert result.published and result.reindexed_files == 1
+    assert len(parsed) == 1
+
+
 def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, worker, tmp_path, monkeypatch):
     """PYBRIDGE_INDEX_BATCH_FILES splits a module's files into requests of at most that many (the
     worker's heap then holds one batch's declarations): the facts equal those of one request per
