@@ -19,6 +19,16 @@ the matched pairs, the share with the same kind).
 Convention differences, normalized here and explained in bench/RESULTS.md:
 - pybridge's Javadoc references (flag IN_JAVADOC) are left out: javac's Tree
   API does not attribute Javadoc (DocTrees would; out of scope).
+- Lombok: javac runs with Lombok as its annotation processor where the module
+  has it (`measure.javac_args`), so the members Lombok generates exist for it
+  as for pybridge (which runs Lombok's agent in JDT). Three named rules, each
+  counted in the result: a generated member is named by owner, name and
+  parameters on both sides (LOMBOK_MEMBER: pybridge places it at its
+  annotation, javac at no token); the references that generated code makes
+  are left out on both sides (LOMBOK_CODE: pybridge stores them at the
+  annotation, flagged generated; javac's have no tokens of their own); an
+  upstream module with Lombok on a job's sourcepath is given to javac as
+  files (LOMBOK_UPSTREAM: javac never runs processors on sourcepath files).
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ sys.path.insert(0, str(HERE / "javac_refs"))
 import driver  # noqa: E402 - bench/ is not a package
 import measure  # noqa: E402
 
-from pybridge.facts import REF_IN_JAVADOC, REF_KINDS  # noqa: E402
+from pybridge.facts import DECL_GENERATED, REF_IN_GENERATED, REF_IN_JAVADOC, REF_KINDS  # noqa: E402
 
 KINDS = REF_KINDS
 Key = tuple[str, int, int, int, str]   # path, line, char, end char, target id
@@ -101,26 +111,39 @@ def binary_id(binding_key: str) -> str | None:
     return f"bin|{owner}|{name or '<init>'}|({''.join(_type_sigs(params))})"
 
 
-def pybridge_refs(state: Path, module: str, scope: str) -> dict[Key, set[str]]:
-    """(path, span, target) -> kinds, of the current generation's references in one (module, scope)."""
+LOMBOK_MEMBER = "a Lombok-generated member, named by owner, name and parameters"
+LOMBOK_CODE = "a reference made by Lombok-generated code (at its annotation)"
+
+
+def pybridge_refs(state: Path, module: str, scope: str,
+                  excluded: Counter[str] | None = None) -> dict[Key, set[str]]:
+    """(path, span, target) -> kinds, of the current generation's references in one (module, scope).
+
+    Lombok (docs/workspaces.md): a generated member is a declaration marked generated in a file that
+    also declares members of its own (not a file under a generated-sources root, where everything is
+    generated and has tokens); pybridge locates it at the annotation that generates it, javac at no
+    token of its own, so both name it by owner, name and parameters (rule LOMBOK_MEMBER). References
+    that generated code makes (flagged generated in such a file) sit at the annotation on pybridge's
+    side and at no token on javac's: left out (rule LOMBOK_CODE), and counted in `excluded`."""
     conn = sqlite3.connect(f"file:{state / 'store.sqlite'}?mode=ro", uri=True)
     try:
         gen = conn.execute("SELECT generation_id FROM checkouts WHERE name = ''").fetchone()[0]
-        decls: dict[int, str] = {}
-        for sid, path, line, col in conn.execute(
-                "SELECT d.symbol_id, fv.path, d.line, d.col FROM manifest m"
-                " JOIN file_versions fv ON fv.id = m.file_version_id"
-                " JOIN declarations d ON d.file_version_id = fv.id WHERE m.generation_id = ?", (gen,)):
-            decls[sid] = f"src|{path}|{line}|{col}"
+        all_decls = conn.execute(
+            "SELECT d.symbol_id, fv.path, d.line, d.col, d.modifiers FROM manifest m"
+            " JOIN file_versions fv ON fv.id = m.file_version_id"
+            " JOIN declarations d ON d.file_version_id = fv.id WHERE m.generation_id = ?", (gen,)).fetchall()
+        own = {path for _, path, _, _, mods in all_decls if not mods & DECL_GENERATED}
+        lombok = {sid for sid, path, _, _, mods in all_decls if mods & DECL_GENERATED and path in own}
+        decls = {sid: f"src|{path}|{line}|{col}" for sid, path, line, col, _ in all_decls if sid not in lombok}
         rows = conn.execute(
             "SELECT fv.path, r.line, r.col, r.dline, r.end_col, r.kind, r.flags, r.target_id FROM manifest m"
             " JOIN file_versions fv ON fv.id = m.file_version_id"
             " JOIN refs r ON r.file_version_id = fv.id"
             " WHERE m.generation_id = ? AND fv.module = ? AND fv.scope = ?", (gen, module, scope)).fetchall()
-        targets = {r[7] for r in rows} - decls.keys()
+        targets = list({r[7] for r in rows} - decls.keys())
         keys: dict[int, str] = {}
         for i in range(0, len(targets), 500):
-            chunk = list(targets)[i:i + 500]
+            chunk = targets[i:i + 500]
             keys.update(conn.execute(
                 f"SELECT id, binding_key FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
     finally:
@@ -129,6 +152,12 @@ def pybridge_refs(state: Path, module: str, scope: str) -> dict[Key, set[str]]:
     for path, line, col, dline, end_col, kind, flags, target in rows:
         if flags & REF_IN_JAVADOC or dline:
             continue
+        if flags & REF_IN_GENERATED and path in own:
+            if excluded is not None:
+                excluded[LOMBOK_CODE] += 1
+            continue
+        if target in lombok and excluded is not None:
+            excluded[LOMBOK_MEMBER] += 1     # a renaming, not an exclusion: `run` reports it as normalized
         tid = decls.get(target) or binary_id(keys[target]) or f"key|{keys[target]}"
         out[(path, line, col, end_col, tid)].add(KINDS[kind])
     return out
@@ -268,6 +297,39 @@ def normalize(truth: dict[Key, set[str]], ours: dict[Key, set[str]], alternative
     return applied
 
 
+LOMBOK_UPSTREAM = ("an upstream module with Lombok on this job's sourcepath, given to javac as files (with its "
+                   "sourcepath and classpath after this job's; its references compared in its own job)")
+
+
+def with_lombok_upstream(job: dict, all_jobs: list[dict]) -> tuple[dict, list[str]]:
+    """The job as javac must run it for its references to Lombok-generated members of an upstream
+    module to exist, and the names of those upstream jobs (rule LOMBOK_UPSTREAM).
+
+    A module's sourcepath holds the sources of the modules it depends on (pybridge binds a reference
+    into them to their source declarations, as the extractor does through javac's trees). javac runs
+    annotation processors only on the files of its command line, never on sources it reads from the
+    sourcepath, so a member Lombok generates in an upstream module (gradle-reactor's
+    `Greeting.getWho()`, used by app) does not exist for it; the build compiles app against the
+    upstream's class output instead, where it does. So those upstream jobs' files go on the command
+    line with Lombok as the processor; their own dependencies (the upstream's `implementation` ones,
+    absent from this job's classpath and sourcepath) come after this job's, where they shadow nothing
+    of it. Only the job's own files' references are compared. Jobs whose upstream has no Lombok run as
+    they are."""
+    upstream = [o for o in all_jobs if o is not job and o.get("lombok") and o["files"]
+                and not set(o["files"]) & set(job["files"])
+                and any(Path(o["files"][0]).is_relative_to(sp) for sp in job["sourcepath"])]
+    if not upstream:
+        return job, []
+    files, sourcepath, classpath = list(job["files"]), list(job["sourcepath"]), list(job["classpath"])
+    for o in upstream:
+        files += [f for f in o["files"] if f not in files]
+        sourcepath += [p for p in o["sourcepath"] if p not in sourcepath]
+        classpath += [c for c in o["classpath"] if c not in classpath]
+    lombok = job.get("lombok") or upstream[0]["lombok"]
+    return ({**job, "files": files, "sourcepath": sourcepath, "classpath": classpath, "lombok": lombok},
+            [f"{o['module']}:{o['scope']}" for o in upstream])
+
+
 def run(root: Path, state: Path, jobs: list[str] | None = None, work: Path | None = None,
         examples: int = 12, say=print, running_jdk_api: bool = False) -> dict:
     """The differential for every (module, scope) job of a synced workspace (or the named ones).
@@ -278,24 +340,48 @@ def run(root: Path, state: Path, jobs: list[str] | None = None, work: Path | Non
     work = work or Path(tempfile.mkdtemp(prefix="javac-diff-"))
     work.mkdir(parents=True, exist_ok=True)
     results = {}
-    for job in measure.compile_jobs(root, state):
+    all_jobs = measure.compile_jobs(root, state)
+    for job in all_jobs:
         name = f"{job['module']}:{job['scope']}"
         if jobs and name not in jobs and job["scope"] not in jobs:
             continue
         if running_jdk_api:
             job = {**job, "release_flag": "source"}
         t0 = time.perf_counter()
-        refs, log = driver.extract(job, root, work / f"{job['module'].replace(':', '_')}-{job['scope']}.tsv", work)
+        own = {Path(f).relative_to(root).as_posix() for f in job["files"]}
+        run_job, upstream = with_lombok_upstream(job, all_jobs)
+        out = work / f"{job['module'].replace(':', '_')}-{job['scope']}.tsv"
+        refs, log = driver.extract(run_job, root, out, work)
+        if upstream:
+            refs = [r for r in refs if r.path in own]
         seconds = time.perf_counter() - t0
         say(f"  {name}: javac {len(refs)} references in {seconds:.1f} s ({log.splitlines()[-1] if log else ''})")
         truth = javac_refs(refs)
-        ours = pybridge_refs(state, job["module"], job["scope"])
+        rules: Counter[str] = Counter()
+        ours = pybridge_refs(state, job["module"], job["scope"], rules)
         normalized = normalize(truth, ours, javac_alternatives(refs))
+        if rules[LOMBOK_MEMBER]:
+            normalized[LOMBOK_MEMBER] = rules[LOMBOK_MEMBER]
+        in_generated = sum(n for path, n in driver.read_generated(out).items() if path in own)
+        excluded = {LOMBOK_CODE: (in_generated, rules[LOMBOK_CODE])} if in_generated or rules[LOMBOK_CODE] else {}
         paths = {k[0] for k in truth} | {k[0] for k in ours}
         texts = {p: (root / p).read_text(encoding=job["encoding"], errors="replace").splitlines() for p in paths}
-        results[name] = {"javac_log": log, "seconds": seconds, "normalized": dict(normalized),
+        results[name] = {"javac_log": log, "javac_errors": javac_errors(log), "seconds": seconds,
+                         "lombok_upstream": upstream,
+                         "normalized": dict(normalized), "excluded": excluded,
                          **compare(truth, ours, texts, examples)}
     return results
+
+
+_SUMMARY = re.compile(r"javac_refs: \d+ references, (\d+) errors")
+
+
+def javac_errors(log: str) -> int:
+    """The error count of the extractor's summary line."""
+    m = _SUMMARY.search(log)
+    if m is None:
+        raise ValueError(f"no summary line in the extractor's log: {log[-500:]}")
+    return int(m.group(1))
 
 
 def table(results: dict) -> str:
@@ -314,6 +400,23 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def print_details(results: dict, limit: int = 15) -> None:
+    """The normalizations and exclusions applied, and the first `limit` groups of each difference."""
+    for job, r in results.items():
+        for rule, n in r["normalized"].items():
+            print(f"{job} normalized: {rule}: {n}")
+        for rule, (a, b) in r["excluded"].items():
+            print(f"{job} excluded: {rule}: javac {a}, pybridge {b}")
+        if r.get("lombok_upstream"):
+            print(f"{job}: {LOMBOK_UPSTREAM}: {', '.join(r['lombok_upstream'])}")
+        for side in ("misses", "extras", "kind_disagreements"):
+            for g in r[side][:limit]:
+                print(f"\n{job} {side}: {g['group']} ({g['count']})")
+                for ex in g["examples"][:4]:
+                    print(f"    {ex['at']}  {ex['target']}\n        {ex.get('line', '')}\n"
+                          f"        other side: {ex['other_side_at_token']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("root", type=Path)
@@ -327,15 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     results = run(a.root, a.state, a.job, a.work, a.examples, running_jdk_api=a.running_jdk_api)
     print(table(results))
-    for job, r in results.items():
-        for rule, n in r["normalized"].items():
-            print(f"{job} normalized: {rule}: {n}")
-        for side in ("misses", "extras", "kind_disagreements"):
-            for g in r[side][:15]:
-                print(f"\n{job} {side}: {g['group']} ({g['count']})")
-                for ex in g["examples"][:4]:
-                    print(f"    {ex['at']}  {ex['target']}\n        {ex.get('line', '')}\n"
-                          f"        other side: {ex['other_side_at_token']}")
+    print_details(results)
     if a.out:
         a.out.write_text(json.dumps(results, indent=1))
     return 0

@@ -19,6 +19,7 @@ from pybridge.sync import store_path, sync
 from pybridge.sync.meta import GenerationMeta
 from pybridge.worker import Worker, jars_dir
 from pybridge.workspace import load_workspace, resolve_classpaths
+from pybridge.workspace.lombok import lombok_jar
 
 
 class PeakRss:
@@ -154,23 +155,36 @@ def compile_jobs(root: Path, state: Path) -> list[dict]:
                              "sourcepath": [str(p) for p in cp.sourcepath],
                              "classpath": [str(p) for p in cp.classpath],
                              "release": str(cp.release), "encoding": module.encoding,
+                             # Lombok for javac's annotation processing (javac_args): the build's
+                             # processor path, else its classpath (Gradle 4.4, Maven's `provided`)
+                             "lombok": str(jar) if (jar := lombok_jar(cp.processor_path)
+                                                    or lombok_jar(cp.classpath)) else None,
                              # as the build: --release only when it says release (ClasspathResult.api)
                              "release_flag": "release" if cp.api is not None else "source"})
     return jobs
 
 
-def _common(job: dict) -> list[str]:
+def _common(job: dict, processors: bool = False) -> list[str]:
+    """The options of one compile job; annotation processing off, unless `processors` and the job has
+    Lombok: then Lombok alone is javac's processor path (javac_args)."""
     level = (["--release", job["release"]] if job.get("release_flag") == "release"
              else ["-source", job["release"], "-target", job["release"]])
-    args = [*level, "-encoding", job["encoding"], "-nowarn", "-proc:none",
+    proc = ["-processorpath", job["lombok"]] if processors and job.get("lombok") else ["-proc:none"]
+    args = [*level, "-encoding", job["encoding"], "-nowarn", *proc,
             "-sourcepath", os.pathsep.join(job["sourcepath"])]
     if job["classpath"]:
         args += ["-classpath", os.pathsep.join(job["classpath"])]
     return args
 
 
+def javac_args(job: dict) -> list[str]:
+    """javac's options for one compile job: as `_common`, with Lombok as the annotation processor when
+    the module has it (as the build runs it; ecj, which needs Lombok's agent instead, keeps `-proc:none`)."""
+    return _common(job, processors=True)
+
+
 def javac_cmd(job: dict, out: str) -> list[str]:
-    return ["javac", "-J-Xmx3g", "-d", out, *_common(job)]
+    return ["javac", "-J-Xmx3g", "-d", out, *javac_args(job)]
 
 
 def ecj_jar() -> Path:

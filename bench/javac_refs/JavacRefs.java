@@ -30,6 +30,11 @@ import javax.tools.*;
  * {@code TX;} and every other type erased). Locals and parameters are
  * included: pybridge stores them (DESIGN section 5).
  *
+ * <p>Declarations an annotation processor generated (Lombok's members: they carry the generating
+ * annotation's positions, and their names are no tokens of their own) are named by their binary
+ * form, and what their code references is not listed as references: one line of kind
+ * {@code generated} per such reference (path, then -1s), which counts them per file.
+ *
  * <p>Conventions taken from pybridge's contract, so that the two sides are
  * comparable: Javadoc is not read (the differential drops pybridge's Javadoc
  * references); references to a constructor without a declaration in source
@@ -74,14 +79,19 @@ public final class JavacRefs {
         Analysis a = analyze(argv, log);
         Trees trees = Trees.instance(a.task);
         long count = 0;
+        long generated = 0;
+        long inGenerated = 0;
         try (Writer w = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(a.out), "UTF-8"))) {
             for (CompilationUnitTree cu : a.units) {
                 Scanner s = new Scanner(trees, a.types(), cu, a.root, w);
                 s.scan(cu, null);
                 count += s.count;
+                generated += s.generated;
+                inGenerated += s.inGenerated;
             }
         }
-        log.println("javac_refs: " + count + " references, " + a.errors + " errors");
+        log.println("javac_refs: " + count + " references, " + a.errors + " errors, " + generated
+                + " generated declarations (" + inGenerated + " references in them left out)");
         return new long[] {count, a.errors};
     }
 
@@ -178,6 +188,10 @@ public final class JavacRefs {
         private final Set<Tree> skip = Collections.newSetFromMap(new IdentityHashMap<>());
         private final Map<CompilationUnitTree, String[]> unitTexts = new IdentityHashMap<>();
         long count;
+        /** Declarations an annotation processor (Lombok) generated, and the references made inside them. */
+        long generated;
+        long inGenerated;
+        private int inGeneratedDepth;
 
         Scanner(Trees trees, com.sun.tools.javac.code.Types types, CompilationUnitTree cu, Path root, Writer out)
                 throws IOException {
@@ -212,6 +226,19 @@ public final class JavacRefs {
          * redeclares it).
          */
         private void emit(int start, String name, Symbol target, String kind, Type receiver) {
+            if (inGeneratedDepth > 0) {
+                // made by generated code: its trees carry the annotation's positions, not tokens of
+                // theirs; one line of kind `generated` per such reference, counted per file
+                if (target != null) {
+                    inGenerated++;
+                    try {
+                        out.write(path + "\t-1\t-1\t-1\tgenerated\t-\t-\t\n");
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+                return;
+            }
             if (start < 0 || target == null) return;
             if (!text.regionMatches(start, name, 0, name.length())) return;   // synthetic: no such token here
             if (start + name.length() < text.length() && Character.isJavaIdentifierPart(text.charAt(start + name.length()))) return;
@@ -329,7 +356,31 @@ public final class JavacRefs {
                 return -1;
             }
             if (pos < 0 || !src.regionMatches(pos, name, 0, name.length())) return -1;
+            // a declaration an annotation processor generated (Lombok's getter, builder class, `log`
+            // field) has the generating annotation's positions, or none: its name is no token of its own
+            long from = positions.getStartPosition(unit, t), to = positions.getEndPosition(unit, t);
+            if (from < 0 || to < 0 || pos < from || pos + name.length() > to) return -1;
             return pos;
+        }
+
+        /** A member an annotation processor added to a class of this unit (no name token of its own). */
+        private boolean processorGenerated(Tree t, Symbol s) {
+            if (s == null || (s.flags() & (Flags.GENERATEDCONSTR | Flags.GENERATED_MEMBER)) != 0) return false;
+            if (!(s.owner instanceof Symbol.ClassSymbol) || (s.flags() & Flags.ENUM) != 0) return false;
+            return namePos(cu, t, s) < 0;
+        }
+
+        /** Scan a generated declaration without writing what it references (counted in inGenerated). */
+        private void scanGenerated(Tree t) {
+            generated++;
+            inGeneratedDepth++;
+            try {
+                if (t instanceof MethodTree) super.visitMethod((MethodTree) t, null);
+                else if (t instanceof VariableTree) super.visitVariable((VariableTree) t, null);
+                else super.visitClass((ClassTree) t, null);
+            } finally {
+                inGeneratedDepth--;
+            }
         }
 
         /** An enum constant with annotations starts at its first annotation: its name follows them. */
@@ -594,6 +645,10 @@ public final class JavacRefs {
         @Override
         public Void visitVariable(VariableTree node, Void v) {
             Symbol s = ((JCTree.JCVariableDecl) node).sym;
+            if (inGeneratedDepth == 0 && processorGenerated(node, s)) {
+                scanGenerated(node);
+                return null;
+            }
             if (s != null && (s.flags() & Flags.ENUM) != 0 && node.getInitializer() instanceof NewClassTree) {
                 // an enum constant: a construction of the constructor it calls, at the constant's name
                 NewClassTree nc = (NewClassTree) node.getInitializer();
@@ -615,6 +670,10 @@ public final class JavacRefs {
             // members javac generates (default and implicit record constructors, record accessors,
             // an enum's values/valueOf) have no tokens of their own
             if (s != null && (s.flags() & (Flags.GENERATEDCONSTR | Flags.GENERATED_MEMBER)) != 0) return null;
+            if (inGeneratedDepth == 0 && processorGenerated(node, s)) {
+                scanGenerated(node);
+                return null;
+            }
             if (s != null && (s.flags() & Flags.COMPACT_RECORD_CONSTRUCTOR) != 0) {
                 // its parameters are implicit: only the body and the annotations are written
                 scan(node.getModifiers(), v);
@@ -630,6 +689,10 @@ public final class JavacRefs {
                 // an anonymous class body: javac shares its supertype tree with the `new` expression
                 // that names it (visited there); only the members are the body's own
                 scan(node.getMembers(), v);
+                return null;
+            }
+            if (inGeneratedDepth == 0 && processorGenerated(node, ((JCTree.JCClassDecl) node).sym)) {
+                scanGenerated(node);
                 return null;
             }
             return super.visitClass(node, v);

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -59,7 +60,7 @@ def run_main(main: str, job: dict, root: Path, out: Path, work: Path, heap: str 
     `out`; returns its stderr summary."""
     classes = build(work)
     argfile = out.with_suffix(".args")
-    argfile.write_text("\n".join(f'"{a}"' for a in [*measure._common(job), *job["files"]]))
+    argfile.write_text("\n".join(f'"{a}"' for a in [*measure.javac_args(job), *job["files"]]))
     cmd = ["java", f"-Xmx{heap}", *EXPORTS, "-cp", str(classes), main, str(out), str(root), f"@{argfile}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
     if proc.returncode != 0:
@@ -86,7 +87,7 @@ class Warm:
     def extract(self, job: dict, root: Path, out: Path) -> tuple[list[Ref], str]:
         """As `extract`, in the warm JVM."""
         argfile = out.with_suffix(".args")
-        argfile.write_text("\n".join(f'"{a}"' for a in [str(out), str(root), *measure._common(job), *job["files"]]))
+        argfile.write_text("\n".join(f'"{a}"' for a in [str(out), str(root), *measure.javac_args(job), *job["files"]]))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(f"@{argfile}\n")
         self.proc.stdin.flush()
@@ -109,12 +110,31 @@ class Warm:
 
 
 def read(out: Path) -> list[Ref]:
+    """The references of an extractor's output (the lines of generated code's references left out:
+    `read_generated`)."""
     refs = []
     with out.open(encoding="utf-8") as f:
         for line in f:
             p, ln, ch, end, kind, target, name, alts = line.rstrip("\n").split("\t")
+            if kind == GENERATED:
+                continue
             refs.append(Ref(p, int(ln), int(ch), int(end), kind, target, name, tuple(alts.split(",")) if alts else ()))
     return refs
+
+
+GENERATED = "generated"
+
+
+def read_generated(out: Path) -> Counter[str]:
+    """Per path: the references made by processor-generated code (Lombok's members) that the
+    extractor left out (JavacRefs' class comment)."""
+    counts: Counter[str] = Counter()
+    with out.open(encoding="utf-8") as f:
+        for line in f:
+            fields = line.split("\t", 5)
+            if fields[4] == GENERATED:
+                counts[fields[0]] += 1
+    return counts
 
 
 _ERROR = re.compile(r"^javac: (.+?\.java):(\d+): error: ")

@@ -5,12 +5,16 @@ Every reference javac's Tree API finds in the kitchen-sink sample (records,
 enums with constant bodies, anonymous classes, lambdas, method references,
 static imports, annotations, compound assignments, ...) and in the reactor
 sample is stored by pybridge with the same token span, target declaration
-and kind, and pybridge stores nothing javac does not see. The real-project
-runs (commons-lang3, guava) are in bench/ (bench/README.md).
+and kind, and pybridge stores nothing javac does not see. The lombok sample
+too, with Lombok as javac's annotation processor (the rules for generated
+members: bench/javac_diff.py); gradle-reactor (Lombok in an upstream module)
+is opt-in. Every sample: bench/javac_diff_samples.py. The real-project runs
+(commons-lang3, guava) are in bench/ (bench/README.md).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -18,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from pybridge.sync import sync
+from tests.support.gradle_support import gradle_env
 from tests.support.query_support import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -47,7 +52,7 @@ SUPERTYPE_ANNOTATIONS = {
 }
 
 
-@pytest.mark.parametrize("sample", ["kitchen-sink", "reactor"])
+@pytest.mark.parametrize("sample", ["kitchen-sink", "reactor", "lombok"])
 def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worker, sample):
     root = tmp_path / sample
     shutil.copytree(SAMPLES / sample, root)
@@ -57,6 +62,10 @@ def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worke
             (root / rel).write_text(text, encoding="utf-8")
     sync(root, state_dir=tmp_path / "state", worker=worker)
     results = javac_diff.run(root, tmp_path / "state", work=tmp_path / "work", say=lambda _: None)
+    _assert_agree(results, sample)
+
+
+def _assert_agree(results: dict, sample: str) -> None:
     assert results
     kinds_seen = set()
     for job, r in results.items():
@@ -68,6 +77,57 @@ def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worke
             assert t["kind_agreement"] in (None, 1.0), (job, kind, r["kind_disagreements"])
     if sample == "kitchen-sink":
         assert kinds_seen == set(javac_diff.KINDS)   # the sample exercises every reference kind
+    if sample == "lombok":
+        # javac ran Lombok (without it: 13 errors, and every call of a generated member missing); the
+        # calls of the generated members (getters, setters, builder, @Value's constructor, `log`) are
+        # compared by owner, name and parameters, and generated code's own references left out, counted
+        [r] = results.values()
+        assert r["normalized"][javac_diff.LOMBOK_MEMBER] == 19
+        javac_side, ours = r["excluded"][javac_diff.LOMBOK_CODE]
+        assert javac_side > 0 and ours > 0
+
+
+@pytest.mark.skipif(not os.environ.get("PYBRIDGE_GRADLE_DIFF") or shutil.which("gradle") is None,
+                    reason="a Gradle run (about a minute here): set PYBRIDGE_GRADLE_DIFF=1, with `gradle` on PATH")
+def test_pybridge_and_javac_agree_on_the_gradle_reactor_with_lombok_in_an_upstream_module(
+        tmp_path, worker, gradle_home, monkeypatch):
+    env = gradle_env(gradle_home)
+    for name in ("GRADLE_USER_HOME", "JAVA_HOME"):
+        monkeypatch.setenv(name, env[name])
+    root = tmp_path / "gradle-reactor"
+    shutil.copytree(SAMPLES / "gradle-reactor", root)
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    results = javac_diff.run(root, tmp_path / "state", work=tmp_path / "work", say=lambda _: None)
+    _assert_agree(results, "gradle-reactor")
+    # app uses service's Lombok-generated members (Greeting.builder(), getWho()): service's files are
+    # given to javac as files, so that Lombok runs on them
+    app = results["dev.pybridge.samples.gradle:app:main"]
+    assert app["lombok_upstream"] == ["dev.pybridge.samples.gradle:service:main"]
+
+
+def _job(module: str, files: list[str], sourcepath: list[str], classpath: list[str], lombok: str | None) -> dict:
+    return {"module": module, "scope": "main", "files": files, "sourcepath": sourcepath, "classpath": classpath,
+            "lombok": lombok, "release": "11", "encoding": "UTF-8", "release_flag": "source"}
+
+
+def test_an_upstream_module_with_lombok_on_the_sourcepath_is_given_to_javac_as_files():
+    # javac never runs annotation processors on sourcepath files: the members Lombok generates in an
+    # upstream module would not exist for it
+    core = _job("core", ["/w/core/src/C.java"], ["/w/core/src"], ["/m2/lang3.jar"], None)
+    service = _job("service", ["/w/service/src/S.java"], ["/w/service/src", "/w/core/src", "/w/textkit/src"],
+                   ["/m2/lang3.jar", "/m2/lombok-1.18.42.jar"], "/m2/lombok-1.18.42.jar")
+    app = _job("app", ["/w/app/src/A.java"], ["/w/app/src", "/w/service/src", "/w/core/src"],
+               ["/m2/slf4j.jar", "/m2/lang3.jar"], None)
+    run, upstream = javac_diff.with_lombok_upstream(app, [core, service, app])
+    assert upstream == ["service:main"]
+    assert run["files"] == ["/w/app/src/A.java", "/w/service/src/S.java"]
+    assert run["lombok"] == "/m2/lombok-1.18.42.jar"
+    # service's own dependencies after app's: they shadow nothing of app's
+    assert run["sourcepath"] == ["/w/app/src", "/w/service/src", "/w/core/src", "/w/textkit/src"]
+    assert run["classpath"] == ["/m2/slf4j.jar", "/m2/lang3.jar", "/m2/lombok-1.18.42.jar"]
+    # no upstream with Lombok (core's view), or the job itself: run as it is
+    assert javac_diff.with_lombok_upstream(core, [core, service, app]) == (core, [])
+    assert javac_diff.with_lombok_upstream(service, [core, service, app]) == (service, [])
 
 
 def test_a_pybridge_reference_javac_does_not_have_is_reported_as_an_extra():
