@@ -56,7 +56,7 @@ DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
 
 Progress = Callable[[int, int], None]
 
-INDEXER_VERSION = "7"
+INDEXER_VERSION = "8"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 
