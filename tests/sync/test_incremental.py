@@ -15,6 +15,7 @@ import pytest
 
 from pybridge.store import Reader, Store
 from pybridge.sync import store_path, sync
+from pybridge.sync.pipeline import BATCH_FILES_ENV, DEFAULT_BATCH_FILES, batch_files
 from pybridge.sync.planner import declared_package
 from pybridge.worker import Worker
 from tests.support.incremental_edits import differences
@@ -119,6 +120,15 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     sizes.clear()
     sync(root, state_dir=tmp_path / "misplaced", worker=worker)
     assert max(sizes) > 2
+
+
+def test_batches_are_on_by_default_and_zero_turns_them_off(monkeypatch):
+    """Unset, PYBRIDGE_INDEX_BATCH_FILES is DEFAULT_BATCH_FILES (the heap need not grow with the
+    module: bench/RESULTS.md, "Large module"); 0 sends a module and scope in one request."""
+    monkeypatch.delenv(BATCH_FILES_ENV, raising=False)
+    assert batch_files() == DEFAULT_BATCH_FILES == 1000
+    monkeypatch.setenv(BATCH_FILES_ENV, "0")
+    assert batch_files() == 0
 
 
 # JDT numbers a unit's lambdas (`lambda$N`, the prefix of their parameters' and locals' keys) in the
