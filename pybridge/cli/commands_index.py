@@ -22,7 +22,7 @@ from pybridge.errors import PybridgeError
 @click.option("--classpath", "-cp", default="", help="Jars and class folders, separated by ':'.")
 @click.option("--release", default="17", show_default=True, help="Java release of the sources.")
 @click.option("--encoding", default="UTF-8", show_default=True, help="Source encoding.")
-@click.option("--heap", default=None, help="Worker JVM heap, e.g. 2g (default: PYBRIDGE_HEAP or 3g).")
+@click.option("--heap", default=None, help="Worker JVM heap, e.g. 2g (default: PYBRIDGE_HEAP or 1600m).")
 @click.option("--show", "show", multiple=True,
               help="Print this file with every fact marked under its line (a path ending; repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")

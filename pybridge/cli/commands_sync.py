@@ -23,7 +23,7 @@ from pybridge.cli.options import build_tool_option, state_dir_option
 @click.option("--offline", is_flag=True,
               help="Never let Maven or Gradle go online (default: offline first, online on failure).")
 @click.option("--no-wait", is_flag=True, help="Fail at once when another sync of this workspace is running.")
-@click.option("--heap", default=None, help="Worker JVM heap, e.g. 2g (default: PYBRIDGE_HEAP or 3g).")
+@click.option("--heap", default=None, help="Worker JVM heap, e.g. 2g (default: PYBRIDGE_HEAP or 1600m).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @build_tool_option
 def sync_command(path: Path, state_dir: Path | None, offline: bool, no_wait: bool, heap: str | None,

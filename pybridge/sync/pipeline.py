@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import gc
 import hashlib
-import os
 import subprocess
 import threading
 import time
@@ -636,20 +635,16 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
 
 
 BATCH_FILES_ENV = "PYBRIDGE_INDEX_BATCH_FILES"
+DEFAULT_BATCH_FILES = 1000
+"""Files per worker request by default: on hibernate-core (6,238 files) the worker's peak RSS with
+batches of 1,000 is in bench/RESULTS.md ("Large module"); a module of at most this many files is
+one request, as before."""
 
 
 def batch_files() -> int:
-    """At most how many files one worker request compiles (PYBRIDGE_INDEX_BATCH_FILES; 0, the
-    default: a module and scope in one request)."""
-    raw = os.environ.get(BATCH_FILES_ENV, "").strip()
-    try:
-        value = int(raw) if raw else 0
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise PybridgeError(f"{BATCH_FILES_ENV}={raw!r} is not a number of files; set a whole number "
-                            f"(0: a module and scope in one request) or unset it.")
-    return value
+    """At most how many files one worker request compiles (PYBRIDGE_INDEX_BATCH_FILES, default
+    `DEFAULT_BATCH_FILES`; 0: a module and scope in one request)."""
+    return switches.count(BATCH_FILES_ENV, DEFAULT_BATCH_FILES, "a module and scope in one request")
 
 
 def _batches(inputs: _Inputs, job: Job, paths: list[str], along: set[str]) -> list[list[str]]:
@@ -659,8 +654,8 @@ def _batches(inputs: _Inputs, job: Job, paths: list[str], along: set[str]) -> li
     incremental round compiles its files. A job with files compiled along (a round of an
     incremental sync) or whose placement finds a misplaced or twice-declared type stays whole:
     what those files declare depends on which files are compiled with them (planner, `Units`).
-    Not yet exact: on hibernate-core one file's lambda keys (JDT numbers a type's lambdas) differed
-    from a one-request sync; hence off by default."""
+    The facts do not depend on the batches: keys that JDT numbers in the order a request resolves
+    them (lambdas) are written from the source instead (jvm/ `Symbols`)."""
     size = batch_files()
     if not size or len(paths) <= size or along:
         return [paths]

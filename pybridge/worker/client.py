@@ -52,12 +52,16 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
-DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "3g")
-"""Default -Xmx: guava-sized modules index within 2 GB of heap; 3g leaves headroom on a 24 GB machine."""
+DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "1600m")
+"""Default -Xmx: a sync compiles a large module in requests of at most 1,000 files
+(PYBRIDGE_INDEX_BATCH_FILES), so the heap need not grow with the module: hibernate-core (6,238
+files) fits even in one request, and the worker's RSS stays under 2 GB (bench/RESULTS.md, "Large
+module"). The parallel collector grows the heap toward -Xmx whatever the live set: the former 3g
+let the RSS reach 2.33 GB."""
 
 Progress = Callable[[int, int], None]
 
-INDEXER_VERSION = "7"
+INDEXER_VERSION = "8"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 

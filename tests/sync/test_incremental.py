@@ -15,6 +15,7 @@ import pytest
 
 from pybridge.store import Reader, Store
 from pybridge.sync import store_path, sync
+from pybridge.sync.pipeline import BATCH_FILES_ENV, DEFAULT_BATCH_FILES, batch_files
 from pybridge.sync.planner import declared_package
 from pybridge.worker import Worker
 from tests.support.incremental_edits import differences
@@ -172,6 +173,86 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     sizes.clear()
     sync(root, state_dir=tmp_path / "misplaced", worker=worker)
     assert max(sizes) > 2
+
+
+def test_batches_are_on_by_default_and_zero_turns_them_off(monkeypatch):
+    """Unset, PYBRIDGE_INDEX_BATCH_FILES is DEFAULT_BATCH_FILES (the heap need not grow with the
+    module: bench/RESULTS.md, "Large module"); 0 sends a module and scope in one request."""
+    monkeypatch.delenv(BATCH_FILES_ENV, raising=False)
+    assert batch_files() == DEFAULT_BATCH_FILES == 1000
+    monkeypatch.setenv(BATCH_FILES_ENV, "0")
+    assert batch_files() == 0
+
+
+# JDT numbers a unit's lambdas (`lambda$N`, the prefix of their parameters' and locals' keys) in the
+# order it resolves them: a final field read by a file compiled earlier in the request has its
+# initializer resolved first. LambdaReader sorts before the files whose second fields it reads.
+LAMBDA_FILES = {
+    "LambdaReader.java": """package com.acme.core;
+
+public class LambdaReader {
+    static final int LENGTH = LambdaTable.LENGTH.apply("four");
+    static final String LAST = LambdaWords.LAST.apply("word");
+}
+""",
+    "LambdaTable.java": """package com.acme.core;
+
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+public class LambdaTable {
+    public static final Function<String, String> ECHO = text -> { String same = text; return same; };
+    public static final Function<String, Integer> LENGTH = text -> { int n = text.length(); return n; };
+
+    static int nested() {
+        Function<Integer, Supplier<Integer>> outer = x -> {
+            int twice = x * 2;
+            return () -> { int inner = twice; return inner; };
+        };
+        Runnable r = new Runnable() {
+            public void run() { Runnable q = () -> { int deep = 1; }; q.run(); }
+        };
+        r.run();
+        return outer.apply(1).get();
+    }
+}
+""",
+    "LambdaWords.java": """package com.acme.core;
+
+import java.util.function.UnaryOperator;
+
+public class LambdaWords {
+    static final UnaryOperator<String> FIRST = w -> { String head = w.substring(0, 1); return head; };
+    public static final UnaryOperator<String> LAST = w -> { String tail = w.substring(w.length() - 1); return tail; };
+    static String seen;
+
+    static {
+        UnaryOperator<String> keep = s -> { String kept = s; return kept; };
+        seen = keep.apply("x");
+    }
+}
+""",
+}
+
+
+def test_lambda_keys_do_not_depend_on_the_files_compiled_in_the_same_request(reactor, worker, tmp_path, monkeypatch):
+    """The keys of lambdas' parameters and locals come from the enclosing declaration and the lambda's
+    place in it, not from JDT's numbering, which follows the order the request resolves them: a sync
+    in requests of one file equals a sync in one request per module (before: the fields read by
+    LambdaReader had each other's `lambda$N`, so their locals' keys differed)."""
+    root, _, _ = reactor
+    package = root / "core/src/main/java/com/acme/core"
+    for name, text in LAMBDA_FILES.items():
+        (package / name).write_text(text, encoding="utf-8")
+    sync(root, state_dir=tmp_path / "whole", worker=worker)
+    monkeypatch.setenv("PYBRIDGE_INDEX_BATCH_FILES", "1")
+    sync(root, state_dir=tmp_path / "batched", worker=worker)
+    assert differences(store_path(tmp_path / "whole"), store_path(tmp_path / "batched")) == []
+    with Store.open(store_path(tmp_path / "whole")) as store, store.reader() as r:
+        keys = {d.key for d in r.declarations_in("core/src/main/java/com/acme/core/LambdaTable.java")}
+    # the outer lambda is the method's first, the one it returns its second (source order, nested included)
+    assert {"Lcom/acme/core/LambdaTable;.nested()I.lambda$0#0#twice",
+            "Lcom/acme/core/LambdaTable;.nested()I.lambda$1#0#inner"} <= keys, sorted(keys)
 
 
 def test_a_static_method_added_to_an_interface_reindexes_that_file_alone(reactor, worker, tmp_path, monkeypatch):

@@ -75,3 +75,41 @@ def test_the_broken_sample_lists_its_problems_per_file_and_marks_broken_files(br
 def test_code_after_a_syntax_error_is_still_indexed(broken):
     methods = {d.name for d in broken["Syntax.java"].declarations if d.kind == "METHOD"}
     assert methods == {"before", "broken", "after"}
+
+
+LAMBDAS = """package p;
+
+import java.util.function.Function;
+
+public class Lambdas {
+    static int above(int v) {
+        return v;
+    }
+
+    static final Function<String, Integer> LENGTH = text -> { int n = text.length(); return n; };
+
+    static int below() {
+        Function<Integer, Integer> f = x -> { int twice = x * 2; return twice; };
+        return f.apply(1);
+    }
+}
+"""
+
+
+def test_a_lambdas_keys_outlive_an_edit_of_another_declaration(worker, tmp_path):
+    """A lambda's parameters and locals are keyed by the enclosing declaration and the lambda's place
+    among its lambdas: a lambda added to a method above (JDT's `lambda$N` shift) leaves them as they were."""
+    source = tmp_path / "src/p/Lambdas.java"
+    source.parent.mkdir(parents=True)
+
+    def keys(text: str) -> set[str]:
+        source.write_text(text, encoding="utf-8")
+        [facts] = index_roots(worker, [tmp_path / "src"]).files
+        return {d.key for d in facts.declarations if d.kind in ("LOCAL", "PARAMETER") and ".lambda$" in d.key}
+
+    before = keys(LAMBDAS)
+    assert "Lp/Lambdas;.below()I.lambda$0#0#twice" in before, sorted(before)
+    edited = LAMBDAS.replace("return v;", "java.util.function.IntUnaryOperator g = w -> w + 1;\n"
+                                          "        return g.applyAsInt(v);")
+    after = keys(edited)
+    assert before <= after and len(after - before) == 1, sorted(after - before)

@@ -48,6 +48,7 @@ final class FactVisitor extends ASTVisitor {
     private final Set<String> externals = new HashSet<>();
     private final Set<String> libraryTypes = new HashSet<>();    // expanded by librarySupertypes
     private final Map<String, Integer> initializerCounts = new java.util.HashMap<>();
+    private final Map<String, Integer> lambdaCounts = new java.util.HashMap<>();   // enclosing declaration key -> lambdas seen
     private final Set<String> generated = new HashSet<>();   // keys of the generated declarations of this file
     private int javadocDepth;
     private int importDepth;
@@ -127,7 +128,7 @@ final class FactVisitor extends ASTVisitor {
             kind = d instanceof ITypeBinding ? Kinds.TYPE_USE
                     : d instanceof IVariableBinding ? Kinds.READ : Kinds.METHOD_REFERENCE;
         }
-        sink.ref(d.getKey(), symbols.scip(d), span(start, length), kind, container(), flags);
+        sink.ref(symbols.key(d), symbols.scip(d), span(start, length), kind, container(), flags);
         noteExternal(d);
     }
 
@@ -184,7 +185,7 @@ final class FactVisitor extends ASTVisitor {
         boolean isGenerated = generatedAt(nameStart) || generated.contains(container());
         if (isGenerated) generated.add(d.getKey());
         int modifiers = d.getModifiers() | (isGenerated ? Kinds.GENERATED : 0);
-        sink.decl(d.getKey(), kind, Symbols.name(d), Symbols.display(d), Symbols.dotted(d), symbols.scip(d),
+        sink.decl(symbols.key(d), kind, Symbols.name(d), Symbols.display(d), Symbols.dotted(d), symbols.scip(d),
                 span(nameStart, nameLength), span(whole), modifiers, container());
     }
 
@@ -1048,6 +1049,20 @@ final class FactVisitor extends ASTVisitor {
     }
 
     @Override public void endVisit(EnumConstantDeclaration node) { pop(); }
+
+    /**
+     * A lambda's key: its enclosing declaration (the container) and its ordinal among that
+     * declaration's lambdas in source order (this visit is pre-order), not JDT's number (see
+     * {@link Symbols}). Recorded before its parameters and body are visited.
+     */
+    @Override
+    public boolean visit(LambdaExpression node) {
+        String enclosing = container() == null ? "" : container();
+        int ordinal = lambdaCounts.merge(enclosing, 1, Integer::sum) - 1;
+        IMethodBinding m = node.resolveMethodBinding();
+        if (m != null) symbols.lambda(m.getKey(), enclosing, ordinal);
+        return true;
+    }
 
     @Override
     public boolean visit(TypeParameter node) {

@@ -20,10 +20,21 @@ import org.eclipse.jdt.core.dom.IVariableBinding;
  * {@code local N}, numbered per file. The scheme and package prefix
  * ({@code scip-java maven <package> <version> }) is added by Python, which
  * knows the Maven coordinates.
+ *
+ * <p>Keys are JDT's binding keys, except where JDT numbers a lambda: the keys of
+ * a lambda's parameters and locals start with its synthetic method's key
+ * ({@code Lp/A;.lambda$3(I)V#x}), and JDT numbers a unit's lambdas in the order
+ * it resolves them, which depends on the other units of the request (a final
+ * field's initializer is resolved early when another unit reads the field first).
+ * Those keys are rewritten from the enclosing declaration's key and the lambda's
+ * ordinal among that declaration's lambdas in source order, nested ones
+ * included ({@code Lp/A;.m()V.lambda$0#x}): see {@link #lambda}.
  */
 final class Symbols {
     private final Map<String, String> scipCache = new HashMap<>();
     private final Map<String, String> localIds = new HashMap<>();
+    /** JDT key of a lambda's synthetic method -> its key in the facts (this file's lambdas). */
+    private final Map<String, String> lambdaKeys = new HashMap<>();
     /** Type declaration key -> what of its supertypes, direct or not, is unresolved (for the whole request). */
     private final Map<String, Integer> incompleteHierarchies = new HashMap<>();
     private int nextLocal;
@@ -104,6 +115,38 @@ final class Symbols {
         }
         localIds.clear();
         nextLocal = 0;
+        lambdaKeys.clear();
+    }
+
+    /**
+     * Records a lambda of this file: {@code jdtKey}, its synthetic method's binding key, is
+     * written {@code enclosingKey + ".lambda$" + ordinal} in the facts, where {@code ordinal}
+     * counts the lambdas of the enclosing declaration (method, field, initializer, enum
+     * constant) in source order. So the key does not depend on which other files the request
+     * compiles, and an edit elsewhere in the file (another declaration) leaves it as it is.
+     */
+    void lambda(String jdtKey, String enclosingKey, int ordinal) {
+        if (jdtKey != null) lambdaKeys.put(jdtKey, enclosingKey + ".lambda$" + ordinal);
+    }
+
+    /**
+     * The key of a declaration binding in the facts: JDT's key, with a lambda's synthetic
+     * method key (the prefix of its parameters' and locals' keys) replaced as {@link #lambda}
+     * recorded it.
+     */
+    String key(IBinding b) {
+        if (b == null) return null;
+        String k = b.getKey();
+        if (k == null || lambdaKeys.isEmpty()) return k;
+        int at = k.indexOf(".lambda$");
+        if (at < 0) return k;
+        // the lambda's method key ends before a '#' (a local's scope, name and rank follow), or is the whole key
+        for (int i = k.indexOf('#', at); ; i = k.indexOf('#', i + 1)) {
+            String prefix = i < 0 ? k : k.substring(0, i);
+            String stable = lambdaKeys.get(prefix);
+            if (stable != null) return i < 0 ? stable : stable + k.substring(i);
+            if (i < 0) return k;
+        }
     }
 
     /** The declaration binding: uses through parameterized or raw types land on the declaration. */
@@ -128,10 +171,6 @@ final class Symbols {
             return v == null ? b : v;
         }
         return b;
-    }
-
-    static String key(IBinding b) {
-        return b == null ? null : b.getKey();
     }
 
     static int kind(IBinding b) {
