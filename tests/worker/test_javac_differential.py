@@ -60,7 +60,12 @@ def test_pybridge_and_javac_agree_on_every_reference_of_a_sample(tmp_path, worke
         for rel, text in SUPERTYPE_ANNOTATIONS.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
-    sync(root, state_dir=tmp_path / "state", worker=worker)
+    try:
+        sync(root, state_dir=tmp_path / "state", worker=worker)
+    finally:
+        # the lombok sample's sync gives the session worker Lombok's agent, which patches JDT for good:
+        # tests after this one index with the raw worker, which must be agent-free as it started
+        worker.use_agents(())
     results = javac_diff.run(root, tmp_path / "state", work=tmp_path / "work", say=lambda _: None)
     _assert_agree(results, sample)
 
@@ -96,7 +101,10 @@ def test_pybridge_and_javac_agree_on_the_gradle_reactor_with_lombok_in_an_upstre
         monkeypatch.setenv(name, env[name])
     root = tmp_path / "gradle-reactor"
     shutil.copytree(SAMPLES / "gradle-reactor", root)
-    sync(root, state_dir=tmp_path / "state", worker=worker)
+    try:
+        sync(root, state_dir=tmp_path / "state", worker=worker)
+    finally:
+        worker.use_agents(())   # as above: the session worker stays agent-free
     results = javac_diff.run(root, tmp_path / "state", work=tmp_path / "work", say=lambda _: None)
     _assert_agree(results, "gradle-reactor")
     # app uses service's Lombok-generated members (Greeting.builder(), getWho()): service's files are
