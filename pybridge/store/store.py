@@ -17,7 +17,7 @@ from . import faults, schema
 from . import gc as _gc
 from .db import connect, error, transaction
 from .lock import WriterLock
-from .reader import Reader, generation_info
+from .reader import GenerationCache, Reader, generation_info
 from .rows import GenerationInfo
 from .schema import PUBLISHED, STAGING
 from .staging import Staging, dumps
@@ -56,6 +56,7 @@ class Store:
         self._mutex = threading.RLock()
         self._idle: list[sqlite3.Connection] = []
         self._closed = False
+        self._generation_cache = GenerationCache()   # what readers compute from a published generation
 
     @classmethod
     def open(cls, path: Path | str, *, keep: int | None = None,
@@ -339,7 +340,7 @@ class Store:
                 f"repeat the query on the current generation.",
                 reason="not_kept", generation=generation,
             )
-        return Reader(conn, info, self._checkin)
+        return Reader(conn, info, self._checkin, self._generation_cache)
 
     def applied_migrations(self) -> list[str]:
         with self._mutex:
