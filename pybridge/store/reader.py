@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from pybridge import switches
 from pybridge.errors import StoreError
 from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_IN_IMPORT, REF_KINDS, RELATION_KINDS, Span
 
@@ -60,15 +59,14 @@ _ALL_REF_CODES = sorted(REF_KIND_CODES.values())
 
 
 def page_seek_enabled() -> bool:
-    """A page of references without a kind filter names every kind (`Reader.references`)."""
-    return switches.enabled(PAGE_SEEK_ENV, "read a page of references by scanning every reference of the "
-                                           "symbol in the index for the page's files")
+    """A page of references without a kind filter names every kind (`Reader.references`); on unless
+    set to 0 (read at each call, as the tests switch it; the store imports no `pybridge.switches`)."""
+    return os.environ.get(PAGE_SEEK_ENV, "1") != "0"
 
 
 def generation_cache_enabled() -> bool:
-    """A generation's reference file lists are kept across readers (`GenerationCache`)."""
-    return switches.enabled(GENERATION_CACHE_ENV, "count a symbol's references per file again in every "
-                                                  "reader (every call)")
+    """A generation's reference file lists are kept across readers (`GenerationCache`); on unless 0."""
+    return os.environ.get(GENERATION_CACHE_ENV, "1") != "0"
 
 
 class GenerationCache:

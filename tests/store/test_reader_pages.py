@@ -119,3 +119,40 @@ def test_a_symbols_reference_files_are_counted_once_per_generation_not_once_per_
     with store.reader() as r:
         assert [q for q in queries_of(r, lambda: r.count_references(sid)) if grouping(q)]
         assert r.count_references(sid) == FILES // 2 * REFS_PER_FILE
+
+
+def test_a_generations_row_is_read_again_only_after_a_commit(tmp_path, monkeypatch):
+    """PYBRIDGE_SNAPSHOT_ONCE: the next reader of an unchanged database takes the generation (its
+    snapshot, 640 KB of text on reactor4) from its connection's last read instead of reading the row;
+    a no-op sync's refresh of the snapshot in place, from another connection (a sync's writer in
+    another process), is seen by the next reader at once, as is a new generation."""
+    path = tmp_path / "store.sqlite"
+
+    def row_reads(store: Store) -> int:
+        seen: list[str] = []
+        conn = store._checkout()
+        conn.set_trace_callback(seen.append)
+        store._checkin(conn)
+        try:
+            with store.reader() as r:
+                number = r.generation.number
+        finally:
+            conn.set_trace_callback(None)
+        assert number == r.generation.number
+        return len([q for q in seen if "g.snapshot" in q])
+
+    with Store.open(path) as writer:
+        publish(writer, 2)
+        with Store.open(path, readonly=True) as store:
+            assert row_reads(store) == 1
+            assert row_reads(store) == 0
+            writer.refresh_generation(1, {"files": "touched"}, {})
+            assert row_reads(store) == 1
+            with store.reader() as r:
+                assert r.generation.snapshot == {"files": "touched"}
+            publish(writer, 3)
+            with store.reader() as r:
+                assert r.generation.number == 2
+            monkeypatch.setenv("PYBRIDGE_SNAPSHOT_ONCE", "0")
+            assert row_reads(store) == 1
+            assert row_reads(store) == 1
