@@ -252,7 +252,7 @@ class View:
 
     def line_text(self, path: str, module: str, line: int) -> str | None:
         """A source line; each file is read (or found in the source-line cache, which checks its
-        stat) once per call: a page of 100 references from a dozen files costs a dozen stats."""
+        stat unless this call's freshness check carries a proof, `Sources.lines`) once per call."""
         key = (path, module)
         if key in self._lines:
             lines = self._lines[key]
@@ -260,7 +260,8 @@ class View:
             encoding = self._encodings.get(module)
             if encoding is None:
                 encoding = self._encodings[module] = self.ws.encoding(self.gen, module)
-            lines = self._lines[key] = self.ws.sources.lines(path, encoding)
+            proof = self._check.proof if self._check is not None else None
+            lines = self._lines[key] = self.ws.sources.lines(path, encoding, proof)
         return lines[line] if lines is not None and 0 <= line < len(lines) else None
 
     def generated_accessors(self, symbol_id: int) -> list[int]:
