@@ -46,9 +46,14 @@ Lines = tuple[str, ...]     # a file's lines, without line breaks
 LINES_BY_EVENTS_ENV = "PYBRIDGE_LINES_BY_EVENTS"
 
 
-def lines_by_events() -> bool:
-    return switches.enabled(LINES_BY_EVENTS_ENV, "check every cached source file by stat on every call, "
-                                                 "even under the live index's proof that no file changed")
+def trusted(proof: object | None) -> object | None:
+    """The freshness proof `Sources.lines` may use (`freshness.Check.proof`), or None when
+    PYBRIDGE_LINES_BY_EVENTS is 0 (read once per call, not once per file)."""
+    if proof is None or not switches.enabled(
+            LINES_BY_EVENTS_ENV, "check every cached source file by stat on every call, even under the "
+                                 "live index's proof that no file changed"):
+        return None
+    return proof
 
 
 def workspace_path(roots: tuple[str, ...], text: str) -> str:
@@ -104,14 +109,12 @@ class Sources:
         """The file's lines without line breaks; None when it cannot be read or
         resolves outside the workspace (a symlink pointing away). `proof`: the current freshness
         proof of the workspace (`Check.proof`), under which a file checked once needs no `stat`."""
-        if proof is not None and lines_by_events():
+        if proof is not None:
             with self._lock:
                 hit = self._cache.get(rel)
                 if hit is not None and hit[2] is proof:
                     self._cache.move_to_end(rel)
                     return hit[1]
-        else:
-            proof = None
         real = self._real.get(rel)
         if real is None:
             try:

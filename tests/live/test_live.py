@@ -784,7 +784,7 @@ def test_a_cached_source_file_is_checked_by_stat_once_per_freshness_proof(reacto
     ends the proof, and the next read checks (and reads) the file again: never an old line where
     the check says fresh."""
     from pybridge.query.freshness import Freshness
-    from pybridge.query.source import Sources
+    from pybridge.query.source import Sources, trusted
 
     root, home = reactor
     with _live(root, home) as live:
@@ -795,15 +795,16 @@ def test_a_cached_source_file_is_checked_by_stat_once_per_freshness_proof(reacto
         sources = Sources(root.resolve())
         first = fresh.check(generation)
         assert first.proof is not None and not first.changed
-        before = sources.lines(NAMES, "UTF-8", first.proof)
+        before = sources.lines(NAMES, "UTF-8", trusted(first.proof))
         assert before is not None and sources.stats == 1
         for _ in range(3):
             again = fresh.check(generation)
             assert again.proven and again.proof is first.proof
-            assert sources.lines(NAMES, "UTF-8", again.proof) is before
+            assert sources.lines(NAMES, "UTF-8", trusted(again.proof)) is before
         assert sources.stats == 1
         monkeypatch.setenv("PYBRIDGE_LINES_BY_EVENTS", "0")
-        assert sources.lines(NAMES, "UTF-8", first.proof) is before and sources.stats == 2
+        assert trusted(first.proof) is None
+        assert sources.lines(NAMES, "UTF-8", trusted(first.proof)) is before and sources.stats == 2
         monkeypatch.delenv("PYBRIDGE_LINES_BY_EVENTS")
         edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int now;")
         after = fresh.check(generation)
