@@ -49,12 +49,12 @@ from pybridge.store import Store
 VOLATILE = ("checked_at",)
 
 
-def prepare(name: str, say=print) -> tuple[Path, Path]:
+def prepare(name: str, say=print, state: Path | None = None) -> tuple[Path, Path]:
     from pybridge.sync import sync
     from pybridge.worker import Worker
 
     root = workspaces.ensure_reactor(workspaces.REACTORS[name], say)
-    state = workspaces.WORK / f"state-{name}"
+    state = state or workspaces.WORK / f"state-{name}"
     if not (state / "store.sqlite").exists():
         state.mkdir(parents=True, exist_ok=True)
         say(f"  syncing {root} into {state}")
@@ -233,17 +233,21 @@ def main() -> None:
                         help="serve with VAR=0 then VAR=1 (`--pairs` times), and print the server-CPU ratio "
                              "of the last rounds (on / off)")
     parser.add_argument("--pairs", type=int, default=1, help="with --ab: how many off/on pairs")
+    parser.add_argument("--state", type=Path,
+                        help="the state folder to serve (default bench/work/state-<reactor>); a copy keeps the "
+                             "shared one untouched (serve writes its locks and cursors there)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
 
     def say(message: str) -> None:
         print(message, file=sys.stderr)
 
-    root, state = prepare(args.reactor, say)
+    root, state = prepare(args.reactor, say, args.state)
     hot = hottest(state, args.n)
     say(f"  {len(hot)} symbols, {hot[0][1]} to {hot[-1][1]} references each")
     load_before = load_average()
-    log = workspaces.WORK / f"p99-serve-{args.reactor}.log"
+    log = (state.parent / f"{state.name}-serve.log" if args.state
+           else workspaces.WORK / f"p99-serve-{args.reactor}.log")
     keys = [k for _, _, k in hot]
     if args.ab:
         print(json.dumps(_ab(root, state, keys, args, log), indent=2))

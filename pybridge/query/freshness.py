@@ -82,6 +82,11 @@ class Check:
     reused: bool = False      # served from the cache (not computed for this call)
     epoch: int | None = None  # the live hook's event counter taken before the sweep (None: no proof)
     proven: bool = False      # reused because that counter did not move: as good as a new sweep
+    proof: object | None = field(default=None, compare=False, repr=False)
+    """A sweep that found nothing changed with the live hook's counter taken before it: one token per
+    such sweep, carried by every check that reuses it with a proof (the counter has not moved, so no
+    input changed since that sweep). What was read from a file and checked by `stat` under a token
+    holds while the token is current (`Sources.lines`); None: no proof."""
 
 
 class CatchUp(Protocol):
@@ -165,7 +170,7 @@ class Freshness:
                     return replace(last, reused=True, proven=True)   # no input event since that sweep
                 if (epoch is None and time.monotonic() - last.at < self.ttl
                         and not (live is not None and live.changed_since(self.root, last.at))):
-                    return replace(last, reused=True)
+                    return replace(last, reused=True, proof=None)
             failed = False
             at = time.monotonic()
             try:
@@ -175,7 +180,9 @@ class Freshness:
             except Exception:  # noqa: BLE001 - a malformed snapshot or an unreadable tree: say stale
                 changed, failed = (), True
             # this call's own result: once the lock is released, another query may invalidate `_last`
-            result = self._last = Check(generation.number, changed, now_iso(), at, failed, self, epoch=epoch)
+            proof = object() if epoch is not None and not changed and not failed else None
+            result = self._last = Check(generation.number, changed, now_iso(), at, failed, self, epoch=epoch,
+                                        proof=proof)
         if live is not None and (changed or failed):
             live.notice(self.root)
         return result

@@ -48,7 +48,7 @@ from . import keys
 from .errors import invalid, show
 from .freshness import Check, envelope, require_fresh
 from .library import Origin, described, display_of, implicit, origin
-from .source import Lines, snippet
+from .source import Lines, snippet, trusted
 from .workspace import Served
 
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION"})
@@ -146,6 +146,7 @@ class View:
         self._decls: dict[int, DeclRow | None] = {}
         self._lines: dict[tuple[str, str], Lines | None] = {}
         self._encodings: dict[str, str] = {}
+        self._proof: object | None = False    # the freshness proof the line cache may use (False: not asked yet)
 
     # freshness ---------------------------------------------------------------
 
@@ -252,7 +253,7 @@ class View:
 
     def line_text(self, path: str, module: str, line: int) -> str | None:
         """A source line; each file is read (or found in the source-line cache, which checks its
-        stat) once per call: a page of 100 references from a dozen files costs a dozen stats."""
+        stat unless this call's freshness check carries a proof, `Sources.lines`) once per call."""
         key = (path, module)
         if key in self._lines:
             lines = self._lines[key]
@@ -260,7 +261,9 @@ class View:
             encoding = self._encodings.get(module)
             if encoding is None:
                 encoding = self._encodings[module] = self.ws.encoding(self.gen, module)
-            lines = self._lines[key] = self.ws.sources.lines(path, encoding)
+            if self._proof is False:
+                self._proof = trusted(self._check.proof) if self._check is not None else None
+            lines = self._lines[key] = self.ws.sources.lines(path, encoding, self._proof)
         return lines[line] if lines is not None and 0 <= line < len(lines) else None
 
     def generated_accessors(self, symbol_id: int) -> list[int]:

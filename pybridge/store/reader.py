@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -50,6 +52,57 @@ SymbolArg = int | Iterable[int]
 FAST_PAGES = os.environ.get("PYBRIDGE_FAST_PAGES", "1") != "0"
 """A page of references reads only the files that hold it (`Reader.references`); 0: every
 reference of the symbol is read and sorted for each page (the way before issue 27)."""
+
+PAGE_SEEK_ENV = "PYBRIDGE_PAGE_KIND_SEEK"
+GENERATION_CACHE_ENV = "PYBRIDGE_GENERATION_CACHE"
+_ALL_REF_CODES = sorted(REF_KIND_CODES.values())
+
+
+def page_seek_enabled() -> bool:
+    """A page of references without a kind filter names every kind (`Reader.references`); on unless
+    set to 0 (read at each call, as the tests switch it; the store imports no `pybridge.switches`)."""
+    return os.environ.get(PAGE_SEEK_ENV, "1") != "0"
+
+
+def generation_cache_enabled() -> bool:
+    """A generation's reference file lists are kept across readers (`GenerationCache`); on unless 0."""
+    return os.environ.get(GENERATION_CACHE_ENV, "1") != "0"
+
+
+class GenerationCache:
+    """What a reader computes from its published generation alone, kept across readers (calls).
+
+    A published generation never changes (DESIGN section 5: its manifest and the facts of its file
+    versions are immutable once published), so an entry keyed by the generation can never be stale.
+    The key holds the generation's row id, number and publication time: a row id that comes back
+    after a collection belongs to a generation of another number. Held: the lists of files holding a
+    symbol's references (`Reader.reference_files`), at most `files_kept` files over all lists, the
+    least recently used dropped first."""
+
+    def __init__(self, files_kept: int = 200_000) -> None:
+        self.files_kept = files_kept
+        self._lock = threading.Lock()
+        self._files: OrderedDict[tuple[Any, ...], list[tuple[str, int, int]]] = OrderedDict()
+        self._held = 0
+
+    def files(self, key: tuple[Any, ...]) -> list[tuple[str, int, int]] | None:
+        with self._lock:
+            hit = self._files.get(key)
+            if hit is not None:
+                self._files.move_to_end(key)
+            return hit
+
+    def keep_files(self, key: tuple[Any, ...], files: list[tuple[str, int, int]]) -> None:
+        if len(files) > self.files_kept:
+            return
+        with self._lock:
+            old = self._files.pop(key, None)
+            self._held += len(files) - (len(old) if old is not None else 0)
+            self._files[key] = files
+            while self._held > self.files_kept:
+                _key, dropped = self._files.popitem(last=False)
+                self._held -= len(dropped)
+
 
 _IN_GENERATION = (
     " CROSS JOIN manifest m ON m.generation_id = :g AND m.file_version_id = {t}.file_version_id"
@@ -185,10 +238,11 @@ class Reader:
     """Read queries pinned to one published generation. Close it (or use `with`)."""
 
     def __init__(self, conn: sqlite3.Connection, generation: GenerationInfo,
-                 release: Callable[[sqlite3.Connection], None]) -> None:
+                 release: Callable[[sqlite3.Connection], None], shared: GenerationCache | None = None) -> None:
         self._conn: sqlite3.Connection | None = conn
         self._release = release
         self.generation = generation
+        self._shared = shared
         self._files: dict[tuple[Any, ...], list[tuple[str, int, int]]] = {}
         self._by_path: Mapping[str, FileInfo] | None = None
 
@@ -450,6 +504,11 @@ class Reader:
             if not files:
                 return []
             q.within("r.file_version_id", files)
+            if codes is None and page_seek_enabled():
+                # Every kind, named: the index (target_id, kind, file_version_id) is then sought per
+                # kind and file of the page, instead of walking all the symbol's references in it (a
+                # JDK type's 10,000) to keep the page's few files. The same rows.
+                q.within("r.kind", _ALL_REF_CODES)
         return self._ref_page(q, module, scope, after, limit)
 
     def referenced(self, ids: list[int]) -> bool:
@@ -486,11 +545,20 @@ class Reader:
         """(path, file version id, references) of each file of the generation holding references
         to the symbols (of the kind codes, in the module and scope), in path order. Counted from
         the `refs_by_target` index alone, then one manifest lookup per file (not per reference);
-        kept for the reader's life (its generation never changes), so a page and its total share it."""
+        kept for the reader's life (its generation never changes), so a page and its total share it,
+        and in the store's `GenerationCache` for the next readers of the generation."""
         key = (tuple(ids), tuple(codes) if codes is not None else None, module, scope)
         cached = self._files.get(key)
         if cached is not None:
             return cached
+        g = self.generation
+        shared_key = (g.id, g.number, g.published_at, *key)
+        shared = self._shared if self._shared is not None and generation_cache_enabled() else None
+        if shared is not None:
+            cached = shared.files(shared_key)
+            if cached is not None:
+                self._files[key] = cached
+                return cached
         q = self._query()
         inner = q.in_("r.target_id", ids) + ("" if codes is None else " AND " + q.in_("r.kind", codes))
         q.equal("f.module", module)
@@ -502,6 +570,8 @@ class Reader:
             f" CROSS JOIN file_versions f ON f.id = x.fv WHERE {q.sql()} ORDER BY f.path, x.fv",
             q.params)]
         self._files[key] = files
+        if shared is not None:
+            shared.keep_files(shared_key, files)
         return files
 
     @staticmethod

@@ -17,7 +17,7 @@ from . import faults, schema
 from . import gc as _gc
 from .db import connect, error, transaction
 from .lock import WriterLock
-from .reader import Reader, generation_info
+from .reader import GenerationCache, Reader, generation_info
 from .rows import GenerationInfo
 from .schema import PUBLISHED, STAGING
 from .staging import Staging, dumps
@@ -56,6 +56,9 @@ class Store:
         self._mutex = threading.RLock()
         self._idle: list[sqlite3.Connection] = []
         self._closed = False
+        self._generation_cache = GenerationCache()   # what readers compute from a published generation
+        # per pooled reader connection: (it, its data_version, (generation, checkout) asked, the answer)
+        self._selected: dict[int, tuple[sqlite3.Connection, int, tuple[int | None, str], GenerationInfo]] = {}
 
     @classmethod
     def open(cls, path: Path | str, *, keep: int | None = None,
@@ -150,6 +153,7 @@ class Store:
             for conn in self._idle:
                 conn.close()
             self._idle.clear()
+            self._selected.clear()
             self._conn.close()
 
     # writing ---------------------------------------------------------------
@@ -322,8 +326,7 @@ class Store:
         conn = self._checkout()
         try:
             conn.execute("BEGIN")
-            info = _select_generation(conn, generation, str(self.path),
-                                      self.checkout if checkout is None else checkout)
+            info = self._select(conn, generation, self.checkout if checkout is None else checkout)
         except sqlite3.Error as exc:
             self._checkin(conn)
             raise error(self.path, "read", exc) from exc
@@ -339,7 +342,28 @@ class Store:
                 f"repeat the query on the current generation.",
                 reason="not_kept", generation=generation,
             )
-        return Reader(conn, info, self._checkin)
+        return Reader(conn, info, self._checkin, self._generation_cache)
+
+    def _select(self, conn: sqlite3.Connection, generation: int | None, checkout: str) -> GenerationInfo | None:
+        """The generation's row, read again only when the database changed since this connection last
+        read it (PYBRIDGE_SNAPSHOT_ONCE): `PRAGMA data_version`, the first statement of the read
+        transaction (it fixes the snapshot the reader sees), differs from the connection's last value
+        exactly when another connection committed meanwhile (a reader connection never writes). A
+        generation's row holds its snapshot (640 KB of text on a 1,700-file reactor), which a no-op
+        sync may refresh in place: that is a commit, and the row is read again."""
+        if not snapshot_once_enabled():
+            return _select_generation(conn, generation, str(self.path), checkout)
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        asked = (generation, checkout)
+        with self._mutex:
+            seen = self._selected.get(id(conn))
+        if seen is not None and seen[0] is conn and seen[1] == version and seen[2] == asked:
+            return seen[3]
+        info = _select_generation(conn, generation, str(self.path), checkout)
+        if info is not None:
+            with self._mutex:
+                self._selected[id(conn)] = (conn, version, asked, info)
+        return info
 
     def applied_migrations(self) -> list[str]:
         with self._mutex:
@@ -393,13 +417,21 @@ class Store:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
         except sqlite3.Error:
+            self._forget(conn)
             conn.close()
             return
         with self._mutex:
             if not self._closed and len(self._idle) < _IDLE_READERS:
                 self._idle.append(conn)
                 return
+        self._forget(conn)
         conn.close()
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        with self._mutex:
+            seen = self._selected.get(id(conn))
+            if seen is not None and seen[0] is conn:
+                del self._selected[id(conn)]
 
 
 def _register(conn: sqlite3.Connection, checkout: str, state_dir: Path | None) -> None:
@@ -457,6 +489,15 @@ def _migrate(conn: sqlite3.Connection, lock: WriterLock, path: Path, keep: int,
 _PARSED: dict[tuple[str, int], tuple[str, str, dict[str, Any], dict[str, Any]]] = {}
 _PARSED_LOCK = threading.Lock()
 _PARSED_KEPT = 16
+
+
+SNAPSHOT_ONCE_ENV = "PYBRIDGE_SNAPSHOT_ONCE"
+
+
+def snapshot_once_enabled() -> bool:
+    """On unless set to 0 (the store reads its switches as PYBRIDGE_FAST_PAGES: it imports nothing of
+    pybridge but facts and errors)."""
+    return os.environ.get(SNAPSHOT_ONCE_ENV, "1") != "0"
 
 
 def _select_generation(conn: sqlite3.Connection, number: int | None, store: str,

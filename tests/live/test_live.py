@@ -776,3 +776,38 @@ def test_an_exact_check_reuses_a_sweep_only_while_no_input_event_arrived(reactor
         edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int now;")
         after = fresh.recheck(fresh.check(generation))
         assert not after.reused and after.changed == (NAMES,)
+
+
+def test_a_cached_source_file_is_checked_by_stat_once_per_freshness_proof(reactor, monkeypatch):
+    """PYBRIDGE_LINES_BY_EVENTS: under the live index's proof (no input event since the sweep), a
+    source file the line cache checked by `stat` under that proof is not checked again; an edit
+    ends the proof, and the next read checks (and reads) the file again: never an old line where
+    the check says fresh."""
+    from pybridge.query.freshness import Freshness
+    from pybridge.query.source import Sources, trusted
+
+    root, home = reactor
+    with _live(root, home) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        generation = _current(root, home)
+        fresh = Freshness(root)
+        fresh.live = live
+        sources = Sources(root.resolve())
+        first = fresh.check(generation)
+        assert first.proof is not None and not first.changed
+        before = sources.lines(NAMES, "UTF-8", trusted(first.proof))
+        assert before is not None and sources.stats == 1
+        for _ in range(3):
+            again = fresh.check(generation)
+            assert again.proven and again.proof is first.proof
+            assert sources.lines(NAMES, "UTF-8", trusted(again.proof)) is before
+        assert sources.stats == 1
+        monkeypatch.setenv("PYBRIDGE_LINES_BY_EVENTS", "0")
+        assert trusted(first.proof) is None
+        assert sources.lines(NAMES, "UTF-8", trusted(first.proof)) is before and sources.stats == 2
+        monkeypatch.delenv("PYBRIDGE_LINES_BY_EVENTS")
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int now;")
+        after = fresh.check(generation)
+        assert after.changed == (NAMES,) and after.proof is None
+        lines = sources.lines(NAMES, "UTF-8", after.proof)
+        assert lines is not None and "    static int now;" in lines and sources.stats == 3
