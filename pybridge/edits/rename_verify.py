@@ -5,7 +5,10 @@ A rename moves tokens only sideways on their lines (and a file to a new path), s
 maps exactly between the old and the new text (`Shifts`). The binding keys of the renamed
 declarations change, and with them the keys of what they enclose (a renamed method's parameters,
 a renamed type's members); `key_map` pairs each declaration of a compiled file with the one at the
-same place after the edit. The rename keeps every binding when, in every compiled file:
+same place after the edit. A key that no compiled file declares but that embeds a renamed type's
+binary name is mapped by substituting that name (`Rekey`): the members the language declares (an
+enum's `values()` and `valueOf(String)`), and a library method's instantiation whose type
+arguments name the type (`EnumSet.allOf` of `Lp/Old;`). The rename keeps every binding when, in every compiled file:
 - each reference of the new facts is an old reference at the same (mapped) place, of the same
   kind, to the same (mapped) declaration, and none is missing; a renamed token that now binds to
   another overload, a reference captured by a new local, a call that now reaches an inherited
@@ -17,6 +20,7 @@ same place after the edit. The rename keeps every binding when, in every compile
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from pybridge.facts import FileFacts, Span, utf16_len
 from pybridge.store import Reader
 
-from .rename import Place, RenamePlan
+from .rename import TYPE_KINDS, Place, RenamePlan
 
 
 class Shifts:
@@ -95,8 +99,7 @@ def verify(plan: RenamePlan, reader: Reader, after: Mapping[str, FileFacts]) -> 
     relations: list[Place] = []
     name = _Names(reader, after)
 
-    def mapped(key: str) -> str:
-        return key_map.get(key, key)
+    mapped = Rekey(plan, key_map)
 
     for path, facts in sorted(after.items()):
         old = shifts.old_path(path)
@@ -143,6 +146,36 @@ def verify(plan: RenamePlan, reader: Reader, after: Mapping[str, FileFacts]) -> 
                 continue
             errors.append(Place(path, p.span, p.message))
     return Verdict(errors, moved, relations, key_map)
+
+
+class Rekey:
+    """Old binding key -> the key it should have after the rename: the declaration at the same place
+    (`key_map`), else, for a renamed type, the key with the type's binary name substituted wherever
+    it stands as a whole name (`Lp/Old;`, `Lp/Old<`, `Lp/Old$Inner`, in a member's owner, parameters,
+    return type or type arguments): `Lp/Old;.values()[Lp/Old;` -> `Lp/New;.values()[Lp/New;`."""
+
+    def __init__(self, plan: RenamePlan, key_map: Mapping[str, str]) -> None:
+        self.key_map = key_map
+        self.types: list[tuple[re.Pattern[str], str]] = []
+        for d in plan.renamed:
+            if d.kind in TYPE_KINDS and d.key in key_map:
+                old, new = _type_name(d.key), _type_name(key_map[d.key])
+                if old != new and old.startswith("L") and new.startswith("L"):
+                    # a whole name: not inside a longer one (`Lq/XLp/Old`), not a prefix (`Lp/OldOne`)
+                    self.types.append((re.compile(r"(?<![\w/$])" + re.escape(old) + r"(?=[;<$])"), new))
+
+    def __call__(self, key: str) -> str:
+        found = self.key_map.get(key)
+        if found is not None:
+            return found
+        for pattern, new in self.types:
+            key = pattern.sub(new, key)
+        return key
+
+
+def _type_name(key: str) -> str:
+    """A type's key up to its type parameters or end: `Lp/Outer$Old<TT;>;` -> `Lp/Outer$Old`."""
+    return re.split(r"[;<]", key, maxsplit=1)[0]
 
 
 class _Names:

@@ -151,6 +151,18 @@ CLEAN = {
                            (39, 31, 36)],     # Level.of([twice](3))
         LIB + "Util.java": [(6, 22, 27)],     # public static int [twice](int x)
     }, []),
+    # an enum whose implicit values() and valueOf(String) are called: their keys follow the type's
+    # name (`Lcom/acme/lib/Phase;.values()[Lcom/acme/lib/Phase;`), so the check maps them too
+    "enum_with_implicit_values_and_value_of": (at(LIB + "Phase.java", 2, 14, "Stage"), {
+        LIB + "Phase.java": [(2, 12, 17),     # public enum [Phase]
+                             (5, 11, 16),     # public [Phase] next()
+                             (6, 8, 13)],     # [Phase][] all = values();
+        LIB + "Phases.java": [(9, 15, 20),    # [Phase].values().length
+                              (12, 18, 23),   # public static [Phase] parse(String name)
+                              (13, 15, 20),   # [Phase].valueOf(name)
+                              (16, 26, 31),   # EnumSet<[Phase]>
+                              (17, 29, 34)],  # EnumSet.allOf([Phase].class)
+    }, [{"from": LIB + "Phase.java", "to": LIB + "Stage.java"}]),
     "type_parameter": (at(LIB + "Lists.java", 9, 19, "E"), {
         LIB + "Lists.java": [(9, 19, 20),     # <[T]>
                              (9, 22, 23),     # [T] first(
