@@ -10,7 +10,8 @@ binary name is mapped by substituting that name (`Rekey`): the members the langu
 enum's `values()` and `valueOf(String)`), and a library method's instantiation whose type
 arguments name the type (`EnumSet.allOf` of `Lp/Old;`). The rename keeps every binding when, in every compiled file:
 - each reference of the new facts is an old reference at the same (mapped) place, of the same
-  kind, to the same (mapped) declaration, and none is missing; a renamed token that now binds to
+  kind, to the same (mapped) declaration, and none is missing (a kept static import's reference to
+  a renamed declaration is expected at the import the rename adds); a renamed token that now binds to
   another overload, a reference captured by a new local, a call that now reaches an inherited
   member: all are a reference whose target differs;
 - the relations (overrides, implements, extends) are the old ones, mapped;
@@ -28,26 +29,31 @@ from dataclasses import dataclass
 from pybridge.facts import FileFacts, Span, utf16_len
 from pybridge.store import Reader
 
-from .rename import TYPE_KINDS, Place, RenamePlan
+from .rename import TYPE_KINDS, AddedImport, Place, RenamePlan
 
 
 class Shifts:
-    """Positions through the rename's edits: old (path, line, character) <-> new."""
+    """Positions through the rename's edits: old (path, line, character) <-> new. An edit replaces
+    the old name on one line, or inserts an import at the end of one (`AddedImport`)."""
 
     def __init__(self, plan: RenamePlan) -> None:
         self.moved = {m.source: m.target for m in plan.moves}
         self.back = {m.target: m.source for m in plan.moves}
-        delta = utf16_len(plan.new_name) - utf16_len(plan.old_name)
-        self.delta = delta
-        # old path -> line -> sorted old start characters of the edits on it
-        self.starts: dict[str, dict[int, list[int]]] = {}
+        # old path -> line -> (sorted old start characters of the edits on it, the sum of the
+        # deltas of the edits before each: sums[i] for a position after i edits)
+        self.starts: dict[str, dict[int, tuple[list[int], list[int]]]] = {}
         for f in plan.files:
-            lines = self.starts.setdefault(f.path, {})
+            by_line: dict[int, list[tuple[int, int]]] = {}
             for e in f.edits:
-                lines.setdefault(e.span.start_line, []).append(e.span.start_char)
-        for lines in self.starts.values():
-            for chars in lines.values():
-                chars.sort()
+                delta = utf16_len(e.new_text) - (e.span.end_char - e.span.start_char)
+                by_line.setdefault(e.span.start_line, []).append((e.span.start_char, delta))
+            lines = self.starts.setdefault(f.path, {})
+            for line, edits in by_line.items():
+                edits.sort()
+                sums = [0]
+                for _, delta in edits:
+                    sums.append(sums[-1] + delta)
+                lines[line] = ([c for c, _ in edits], sums)
 
     def new_path(self, old: str) -> str:
         return self.moved.get(old, old)
@@ -56,10 +62,16 @@ class Shifts:
         return self.back.get(new, new)
 
     def forward(self, old_path: str, line: int, char: int) -> tuple[int, int]:
-        chars = self.starts.get(old_path, {}).get(line)
-        if not chars:
+        found = self.starts.get(old_path, {}).get(line)
+        if not found:
             return line, char
-        return line, char + self.delta * bisect.bisect_left(chars, char)
+        chars, sums = found
+        return line, char + sums[bisect.bisect_left(chars, char)]
+
+    def copied(self, added: AddedImport, char: int) -> tuple[int, int]:
+        """Where what stands at `char` in a kept import stands in the import added after it."""
+        line, at = self.forward(added.path, added.at.start_line, added.at.start_char)
+        return line, at + added.copied(char)
 
     def forward_span(self, old_path: str, span: Span) -> tuple[int, int]:
         return self.forward(old_path, span.start_line, span.start_char)
@@ -100,12 +112,23 @@ def verify(plan: RenamePlan, reader: Reader, after: Mapping[str, FileFacts]) -> 
     name = _Names(reader, after)
 
     mapped = Rekey(plan, key_map)
+    relocated = {(a.path, a.token.start_line, a.token.start_char): a for a in plan.added_imports}
+    kept_imports = {(a.path, a.token.start_line): a for a in plan.added_imports}
 
     for path, facts in sorted(after.items()):
         old = shifts.old_path(path)
         before: dict[tuple[int, int, str], Counter[str]] = {}
         for row in reader.file_references(old):
-            line, char = shifts.forward_span(old, row.span)
+            added = relocated.get((old, row.span.start_line, row.span.start_char))
+            if added is not None and row.target_key in renamed:     # moves to the added import
+                line, char = shifts.copied(added, row.span.start_char)
+            else:
+                line, char = shifts.forward_span(old, row.span)
+            kept = kept_imports.get((old, row.span.start_line))
+            if kept is not None and kept.head <= row.span.start_char < kept.token.start_char:
+                # the added import names the kept one's type again
+                copy = (*shifts.copied(kept, row.span.start_char), row.kind)
+                before.setdefault(copy, Counter())[mapped(row.target_key)] += 1
             before.setdefault((line, char, row.kind), Counter())[mapped(row.target_key)] += 1
         now: dict[tuple[int, int, str], Counter[str]] = {}
         ends: dict[tuple[int, int, str], Span] = {}

@@ -247,6 +247,19 @@ def test_type_names_refuse_the_restricted_identifiers_that_methods_may_take():
     assert why_invalid("$tmp", "LOCAL") is None and why_invalid("ünïcödé", "FIELD") is None
 
 
+def test_renaming_one_overload_of_a_static_import_keeps_the_import_and_adds_one_of_the_new_name(rf):
+    # `import static com.acme.lib.Texts.pad;` imports pad(int) and pad(String); only pad(int) is renamed
+    answer = ok(rf, "rename", at(LIB + "Texts.java", 6, 26, "padded"))
+    files = {f["path"]: [(start(e), e["range"]["end"]["character"], e["newText"]) for e in f["edits"]]
+             for f in answer["files"]}
+    assert files == {
+        APP + "Padding.java": [((2, 37), 37, " import static com.acme.lib.Texts.padded;"),   # after `pad;`
+                               ((6, 15), 18, "padded")],                                    # [pad](1)
+        LIB + "Texts.java": [((6, 25), 28, "padded")],                                      # String [pad](int n)
+    }
+    assert answer["check"]["verdict"] == "clean" and answer["check"]["rebound"] == [], answer["check"]
+
+
 def test_a_symbol_key_and_a_constructor_name_rename_the_type(rf):
     by_key = ok(rf, "rename", {"symbolKey": key_of(rf, "Widget", kind="CLASS"), "newName": "Gadget"})
     by_constructor = ok(rf, "rename", at(LIB + "Widget.java", 10, 12, "Gadget"))
