@@ -331,7 +331,10 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                 + (f" {case.get('error')}" if outcome == "error" else "")
                 + (f" fullEqual={case['fullEqual']}" if "fullEqual" in case else "")
                 + f" ({case.get('seconds')} s + javac {case.get('javac_seconds')} s)")
-    return _result(root, n, seed, t0, counts, by_kind, cases)
+    result = _result(root, n, seed, t0, counts, by_kind, cases)
+    if out is not None:     # the renames kept by --resume after the last one run are written too
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
 
 
 def _result(root: Path, n: int, seed: int, t0: float, counts: Counter[str], by_kind: dict[str, Counter[str]],
