@@ -188,7 +188,7 @@ def plan(reader: Reader, root: Path, target: DeclRow, new_name: str, encoding: E
         if _token(source(d.path), d.name_span) == old:
             edits.setdefault(d.path, {})[d.name_span] = Edit(d.name_span, new_name)
     renamed_refs, kept = [], []
-    shared = _shared_imports(reader, refs, set(ids))
+    shared = _shared_imports(reader, refs, set(ids)) if target.kind not in TYPE_KINDS else set()
     added: dict[tuple[str, Span], AddedImport] = {}
     for r in refs:
         if _token(source(r.path), r.span) != old:
@@ -214,7 +214,8 @@ def plan(reader: Reader, root: Path, target: DeclRow, new_name: str, encoding: E
 
 def _shared_imports(reader: Reader, refs: list[RefRow], ids: set[int]) -> set[tuple[str, Span]]:
     """The import tokens among `refs` that also import a declaration not renamed (`import static
-    p.U.m;` of the overloads `m(int)`, renamed, and `m(String)`, not): (path, span)."""
+    p.U.m;` of the overloads `m(int)`, renamed, and `m(String)`, not): (path, span). Asked for
+    members only (a type's imports are many, and import nothing else of its name)."""
     tokens = {(r.path, r.span) for r in refs if r.flags & REF_IN_IMPORT}
     out: set[tuple[str, Span]] = set()
     for path in sorted({p for p, _ in tokens}):
