@@ -21,7 +21,9 @@ hazard (another name declared in the same file, which invites collisions and cap
 - a refused rename is checked to be real: the naive rename (the same edits without the refusals made
   before the compile; a library method's overrides renamed without it) is written to a copy and javac
   must report a new error or a reference that binds elsewhere (in the edited files, else in all
-  affected ones). Otherwise it is `refused_unproven`.
+  affected ones, else a Javadoc link of the edited files that javac's DocTrees resolves elsewhere or
+  no longer resolves: `proof: javadoc`; pybridge renames and checks `{@link}` and `@see` too).
+  Otherwise it is `refused_unproven`.
 
 Counts: clean, refused (by reason, each proven real), refused_unproven, failed, error (pybridge raised).
 The original's javac references are computed once per compile job (the whole job).
@@ -95,15 +97,15 @@ class Javac:
         self.work = work
         self.subset = driver.Subset(root, state, work, warm, say)
         self.mentions = driver.Mentions(root, self.subset.job_of)
-        self._original: dict[frozenset[str], driver.Run] = {}
+        self._original: dict[tuple[frozenset[str], bool], driver.Run] = {}
         self._whole: driver.Run | None = None
 
-    def original(self, paths: set[str]) -> driver.Run:
-        key = frozenset(paths)
+    def original(self, paths: set[str], javadoc: bool = False) -> driver.Run:
+        key = (frozenset(paths), javadoc)
         if key not in self._original:
             if len(self._original) > 200:
                 self._original.clear()
-            self._original[key] = self.subset.run(self.root, {p: p for p in paths}, "orig")
+            self._original[key] = self.subset.run(self.root, {p: p for p in paths}, "orig", javadoc)
         return self._original[key]
 
     def whole_original(self) -> driver.Run:
@@ -120,6 +122,24 @@ class Substitution:
         self.old, self.new = plan.old_name, plan.new_name
         self.types = {_binary(d.key) for d in plan.renamed if d.kind in TYPES}
         self.owners = {_binary(d.container_key or "") for d in plan.renamed if d.kind not in TYPES}
+        # a static import kept for a member that keeps the old name, and the one added after it
+        self.kept = {(a.path, a.token.start_line): a for a in plan.added_imports}
+        self.renamed_at = {f"src|{d.path}|{d.name_span.start_line}|{d.name_span.start_char}" for d in plan.renamed}
+
+    def refs(self, r: driver.Ref) -> list[RefKey]:
+        """Where `r` should be after the rename: its place shifted; at a kept static import, a
+        reference to a renamed declaration at the added import instead, and a type of the kept
+        import's name at both."""
+        a = self.kept.get((r.path, r.line))
+        if a is None or not a.head <= r.char <= a.token.start_char:
+            return [self.ref(r)]
+        line, at = self.shifts.forward(r.path, a.at.start_line, a.at.start_char)
+        width = len(self.new) if r.char == a.token.start_char else r.end_char - r.char
+        copy = (self.shifts.new_path(r.path), line, at + a.copied(r.char), at + a.copied(r.char) + width, r.kind,
+                self.target(r.target))
+        if r.char == a.token.start_char:
+            return [copy] if r.target in self.renamed_at else [self.ref(r)]
+        return [self.ref(r), copy]
 
     def ref(self, r: driver.Ref) -> RefKey:
         line, char = self.shifts.forward(r.path, r.line, r.char)
@@ -184,10 +204,11 @@ def affected(mentions: driver.Mentions, plan: planner.RenamePlan, reader: Reader
 
 
 def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, wide: bool = True,
-           full: bool = False) -> dict[str, Any]:
+           full: bool = False, javadoc: bool = False) -> dict[str, Any]:
     """Write `plan` to a copy and compare javac's view of it with the original's, substituted: the
     affected files (`wide`) or only the edited ones, each side compiled against the original's class
-    output; `full`: every file of the workspace, the check of that subset rule."""
+    output; `full`: every file of the workspace, the check of that subset rule; `javadoc`: the Javadoc
+    references (`{@link}`, `@see`) as javac's DocTrees resolves them are compared too."""
     copy = work / "copy"
     if copy.exists():
         shutil.rmtree(copy)
@@ -201,10 +222,10 @@ def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, w
     else:
         edited = {f.path for f in plan.files} | {m.source for m in plan.moves}
         old_paths = affected(javac.mentions, plan, reader) if wide else edited
-        before = javac.original(old_paths)
-        after = javac.subset.run(copy, {shifts.new_path(p): p for p in old_paths}, "copy")
+        before = javac.original(old_paths, javadoc)
+        after = javac.subset.run(copy, {shifts.new_path(p): p for p in old_paths}, "copy", javadoc)
     sub = Substitution(plan)
-    expected = Counter(sub.ref(r) for r in before.refs)
+    expected = Counter(k for r in before.refs for k in sub.refs(r))
     actual = Counter(_key(r) for r in after.refs)
     missing, extra = expected - actual, actual - expected
     errors = max(0, len(after.errors) - len(before.errors))
@@ -214,23 +235,25 @@ def judged(javac: Javac, reader: Reader, plan: planner.RenamePlan, work: Path, w
 
 
 def run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
-        say: Any = print, out: Path | None = None, full: int = 0, resume: bool = False) -> dict[str, Any]:
+        say: Any = print, out: Path | None = None, full: int = 0, resume: bool = False,
+        redo: frozenset[int] = frozenset()) -> dict[str, Any]:
     """The mass rename; with `out`, the result so far is written there after each rename (and with
     `resume`, the renames it already holds for this seed are kept, not run again); the first `full`
     renames are judged a second time on every file of the workspace, which must give the same
-    judgement (`fullEqual`)."""
+    judgement (`fullEqual`); `redo`: the indices of renames run again even when `out` holds them
+    (after a fix)."""
     root, state = root.resolve(), state.resolve()
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     warm = driver.Warm(work)
     try:
-        return _run(root, state, n, seed, work, worker, say, warm, t0, out, full, resume)
+        return _run(root, state, n, seed, work, worker, say, warm, t0, out, full, resume, redo)
     finally:
         warm.close()
 
 
 def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker, say: Any, warm: driver.Warm,
-         t0: float, out: Path | None, full: int, resume: bool) -> dict[str, Any]:
+         t0: float, out: Path | None, full: int, resume: bool, redo: frozenset[int]) -> dict[str, Any]:
     javac = Javac(root, state, work, warm, say)
     say(f"javac: the original's class output ready ({time.monotonic() - t0:.1f} s)")
     rng = random.Random(seed)
@@ -249,7 +272,7 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
         session = EditSession(root, reader, worker, lambda sid, key: key, lambda d, m: d)
         for i in range(n):
             target, new, how = pick(rng, reader, decls, i)
-            if i < len(done) and done[i]["target"] == target.dotted and done[i]["new"] == new:
+            if i < len(done) and i not in redo and done[i]["target"] == target.dotted and done[i]["new"] == new:
                 case = done[i]
                 counts[case["result"]] += 1
                 by_kind.setdefault(target.kind, Counter())[case["result"]] += 1
@@ -270,12 +293,17 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                     plan = planner.plan(reader, root, target, new, meta.encoding, naive=True)
                 case["seconds"] = round(time.monotonic() - t1, 2)
                 case["edits"] = sum(len(f.edits) for f in plan.files)
-                # a refusal is proven by the edited files alone when they break; else by all affected
+                # a refusal is proven by the edited files alone when they break; else by all affected;
+                # else by a Javadoc link that would move (javac's DocTrees on the edited files)
                 verdict = judged(javac, reader, plan, work, wide=case["outcome"] == "clean")
                 broke = verdict["errors"] > 0 or verdict["differences"] > 0
                 if case["outcome"] != "clean" and not broke:
                     verdict = judged(javac, reader, plan, work)
                     broke = verdict["errors"] > 0 or verdict["differences"] > 0
+                if case["outcome"] != "clean" and not broke:
+                    verdict = judged(javac, reader, plan, work, wide=False, javadoc=True)
+                    broke = verdict["differences"] > 0
+                    case["proof"] = "javadoc"
                 case["javac"] = verdict
                 case["javac_seconds"] = round(time.monotonic() - t1 - case["seconds"], 2)
                 if i < full:
@@ -303,7 +331,10 @@ def _run(root: Path, state: Path, n: int, seed: int, work: Path, worker: Worker,
                 + (f" {case.get('error')}" if outcome == "error" else "")
                 + (f" fullEqual={case['fullEqual']}" if "fullEqual" in case else "")
                 + f" ({case.get('seconds')} s + javac {case.get('javac_seconds')} s)")
-    return _result(root, n, seed, t0, counts, by_kind, cases)
+    result = _result(root, n, seed, t0, counts, by_kind, cases)
+    if out is not None:     # the renames kept by --resume after the last one run are written too
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
 
 
 def _result(root: Path, n: int, seed: int, t0: float, counts: Counter[str], by_kind: dict[str, Counter[str]],
@@ -325,11 +356,12 @@ def main() -> None:
     ap.add_argument("--heap", default="2g")
     ap.add_argument("--full", type=int, default=0, help="judge the first N renames on the whole workspace too")
     ap.add_argument("--resume", action="store_true", help="keep the renames --out already holds")
+    ap.add_argument("--redo", default="", help="with --resume: these renames (indices, comma-separated) run again")
     a = ap.parse_args()
     work = a.work or Path(tempfile.mkdtemp(prefix="mass-rename-"))
     with Worker(heap=a.heap) as worker:
         result = run(a.root, a.state, a.n, a.seed, work, worker, lambda m: print(m, flush=True), a.out,
-                     a.full, a.resume)
+                     a.full, a.resume, frozenset(int(i) for i in a.redo.split(",") if i))
     print(json.dumps({k: result[k] for k in ("n", "seconds", "fullChecked", "fullEqual", "counts", "byKind")},
                      indent=1))
 

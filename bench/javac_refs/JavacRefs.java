@@ -1,3 +1,5 @@
+import com.sun.source.doctree.DocCommentTree;
+import com.sun.source.doctree.ReferenceTree;
 import com.sun.source.tree.*;
 import com.sun.source.util.*;
 import com.sun.tools.javac.code.Flags;
@@ -36,8 +38,8 @@ import javax.tools.*;
  * {@code generated} per such reference (path, then -1s), which counts them per file.
  *
  * <p>Conventions taken from pybridge's contract, so that the two sides are
- * comparable: Javadoc is not read (the differential drops pybridge's Javadoc
- * references); references to a constructor without a declaration in source
+ * comparable: Javadoc is not read unless {@code --javadoc} comes first (the
+ * differential drops pybridge's Javadoc references); references to a constructor without a declaration in source
  * (a default constructor, an enum's implicit one) are not listed; an
  * anonymous class's constructor is replaced by the superclass constructor it
  * calls (none for an interface); a call of a record's implicit accessor, and
@@ -77,7 +79,7 @@ public final class JavacRefs {
     /** One run: {references, errors}. */
     static long[] run(String[] argv) throws Exception {
         Analysis a = analyze(argv, log);
-        Trees trees = Trees.instance(a.task);
+        DocTrees trees = DocTrees.instance(a.task);
         long count = 0;
         long generated = 0;
         long inGenerated = 0;
@@ -85,6 +87,7 @@ public final class JavacRefs {
             for (CompilationUnitTree cu : a.units) {
                 Scanner s = new Scanner(trees, a.types(), cu, a.root, w);
                 s.scan(cu, null);
+                if (a.javadoc) new JavadocScanner(trees, s).scan(cu, null);
                 count += s.count;
                 generated += s.generated;
                 inGenerated += s.inGenerated;
@@ -102,8 +105,11 @@ public final class JavacRefs {
         final JavacTask task;
         final Iterable<? extends CompilationUnitTree> units;
         final int errors;
+        final boolean javadoc;
 
-        Analysis(Path out, Path root, JavacTask task, Iterable<? extends CompilationUnitTree> units, int errors) {
+        Analysis(Path out, Path root, JavacTask task, Iterable<? extends CompilationUnitTree> units, int errors,
+                 boolean javadoc) {
+            this.javadoc = javadoc;
             this.out = out;
             this.root = root;
             this.task = task;
@@ -133,6 +139,8 @@ public final class JavacRefs {
                 args.add(a);
             }
         }
+        boolean javadoc = args.get(0).equals("--javadoc");
+        if (javadoc) args.remove(0);
         Path out = Paths.get(args.remove(0));
         Path root = Paths.get(args.remove(0)).toAbsolutePath().normalize();
         List<String> options = new ArrayList<>();
@@ -160,7 +168,7 @@ public final class JavacRefs {
                 if (errors++ < 500) log.println("javac: " + String.valueOf(d).replace('\n', ' '));
             }
         }
-        return new Analysis(out, root, task, units, errors);
+        return new Analysis(out, root, task, units, errors, javadoc);
     }
 
     private static boolean takesValue(String option) {
@@ -172,6 +180,65 @@ public final class JavacRefs {
                 return true;
             default:
                 return false;
+        }
+    }
+
+    /**
+     * With {@code --javadoc} (before OUT): the Javadoc references too ({@code {@link}}, {@code @see},
+     * {@code @throws}), one line per reference at the start of its signature as written
+     * ({@code Cache#put}, {@code #escape(char)}), kind {@code javadoc}, target the element javac's
+     * DocTrees resolves it to; one javac cannot resolve is not listed. bench/mass_rename.py proves
+     * with them that a refused rename would move a Javadoc link (pybridge renames and checks links).
+     */
+    static final class JavadocScanner extends TreePathScanner<Void, Void> {
+        private final DocTrees docTrees;
+        private final Scanner out;
+
+        JavadocScanner(DocTrees docTrees, Scanner out) {
+            this.docTrees = docTrees;
+            this.out = out;
+        }
+
+        @Override
+        public Void visitClass(ClassTree node, Void p) {
+            doc();
+            return super.visitClass(node, p);
+        }
+
+        @Override
+        public Void visitMethod(MethodTree node, Void p) {
+            doc();
+            return super.visitMethod(node, p);
+        }
+
+        @Override
+        public Void visitVariable(VariableTree node, Void p) {
+            doc();
+            return super.visitVariable(node, p);
+        }
+
+        private void doc() {
+            TreePath path = getCurrentPath();
+            DocCommentTree comment = docTrees.getDocCommentTree(path);
+            if (comment == null) return;
+            CompilationUnitTree cu = path.getCompilationUnit();
+            DocSourcePositions positions = docTrees.getSourcePositions();
+            new DocTreePathScanner<Void, Void>() {
+                @Override
+                public Void visitReference(ReferenceTree ref, Void q) {
+                    Element e;
+                    try {
+                        e = docTrees.getElement(getCurrentPath());
+                    } catch (RuntimeException ex) {
+                        e = null;
+                    }
+                    if (e instanceof Symbol) {
+                        long start = positions.getStartPosition(cu, comment, ref);
+                        out.emit((int) start, ref.getSignature(), (Symbol) e, "javadoc");
+                    }
+                    return super.visitReference(ref, q);
+                }
+            }.scan(new DocTreePath(path, comment), null);
         }
     }
 

@@ -84,10 +84,12 @@ class Warm:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
             env={**os.environ, "LC_ALL": "C.UTF-8"})
 
-    def extract(self, job: dict, root: Path, out: Path) -> tuple[list[Ref], str]:
-        """As `extract`, in the warm JVM."""
+    def extract(self, job: dict, root: Path, out: Path, javadoc: bool = False) -> tuple[list[Ref], str]:
+        """As `extract`, in the warm JVM; `javadoc`: the Javadoc references too (kind `javadoc`)."""
         argfile = out.with_suffix(".args")
-        argfile.write_text("\n".join(f'"{a}"' for a in [str(out), str(root), *measure.javac_args(job), *job["files"]]))
+        first = ["--javadoc"] if javadoc else []
+        argfile.write_text("\n".join(f'"{a}"' for a in [*first, str(out), str(root), *measure.javac_args(job),
+                                                          *job["files"]]))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(f"@{argfile}\n")
         self.proc.stdin.flush()
@@ -190,8 +192,9 @@ class Subset:
             f"({time.monotonic() - t:.1f} s)")
         return classes
 
-    def run(self, base: Path, paths: dict[str, str], name: str = "run") -> Run:
-        """javac on `base`'s files `paths` (path under base -> the original's path, which names its job)."""
+    def run(self, base: Path, paths: dict[str, str], name: str = "run", javadoc: bool = False) -> Run:
+        """javac on `base`'s files `paths` (path under base -> the original's path, which names its job);
+        `javadoc`: the Javadoc references too."""
         by_job: dict[int, dict[str, str]] = {}
         for new, old in paths.items():
             if old in self.job_of:
@@ -205,7 +208,7 @@ class Subset:
             job["files"] = sorted(str(base / f) for f in files)
             job["sourcepath"] = [str(self.empty)]
             job["classpath"] = [str(self.classes[i]), *job["classpath"]]
-            found, log = self.warm.extract(job, base, self.work / f"{name}-{i}.tsv")
+            found, log = self.warm.extract(job, base, self.work / f"{name}-{i}.tsv", javadoc)
             refs += [r for r in found if r.path in own]
             for line in log.splitlines():
                 m = _ERROR.match(line)

@@ -10,6 +10,11 @@ What is renamed (DESIGN section 10):
   imports, Javadoc `{@link}`, `@see` and `@param`, method references. A reference whose token is
   not the name (`this(…)`, `super(…)`, `Foo::new`, an enum constant calling its enum's
   constructor) keeps its text, and must still bind to the renamed declaration after the edit;
+- a single static import that also imports a member keeping the old name (another overload, a
+  field of that name: `import static p.U.m;` when only `m(int)` is renamed) stays, and a static
+  import of the new name is added after it on the same line (`import static p.U.m; import static
+  p.U.n;`, so no line moves); the import's references to the renamed declarations move to the
+  added one (`AddedImport`);
 - a top-level type declared in a file named after it moves to a file of the new name.
 
 What is refused before anything is compiled (`RenameRefused`, reason and places):
@@ -36,7 +41,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybridge.facts import DECL_GENERATED, Span
+from pybridge.facts import DECL_GENERATED, REF_IN_IMPORT, Span, codepoints, utf16_len
 from pybridge.store import DeclRow, Reader, RefRow
 
 from . import spans
@@ -91,6 +96,22 @@ class SourceFile:
     encoding: str
 
 
+@dataclass(frozen=True)
+class AddedImport:
+    """A static import of the new name, inserted after one that stays (it also imports a member
+    that keeps the old name): the kept import's references to renamed declarations move to it."""
+
+    path: str
+    token: Span           # the kept import's name token
+    at: Span              # where the new import is inserted (zero width, after the kept one's `;`)
+    head: int             # where the kept import starts on its line (`import`): the inserted text is
+                          # a space and the kept import's text from there, the new name for the old
+
+    def copied(self, char: int) -> int:
+        """The offset within the inserted text of what stands at `char` in the kept import."""
+        return 1 + char - self.head
+
+
 @dataclass
 class RenamePlan:
     target: DeclRow
@@ -102,6 +123,7 @@ class RenamePlan:
     files: list[FileEdits]
     moves: list[Move]
     sources: dict[str, SourceFile] = field(default_factory=dict)
+    added_imports: list[AddedImport] = field(default_factory=list)
 
     def new_texts(self) -> dict[str, str]:
         """path (after the moves) -> the new content, for every file that changes."""
@@ -166,16 +188,58 @@ def plan(reader: Reader, root: Path, target: DeclRow, new_name: str, encoding: E
         if _token(source(d.path), d.name_span) == old:
             edits.setdefault(d.path, {})[d.name_span] = Edit(d.name_span, new_name)
     renamed_refs, kept = [], []
+    shared = _shared_imports(reader, refs, set(ids)) if target.kind not in TYPE_KINDS else set()
+    added: dict[tuple[str, Span], AddedImport] = {}
     for r in refs:
-        if _token(source(r.path), r.span) == old:
-            edits.setdefault(r.path, {})[r.span] = Edit(r.span, new_name)
-            renamed_refs.append(r)
-        else:
+        if _token(source(r.path), r.span) != old:
             kept.append(r)
+            continue
+        if (r.path, r.span) in shared:
+            if (r.path, r.span) not in added:
+                insert = _added_import(source(r.path), r.span, new_name)
+                if insert is not None:
+                    edit, head = insert
+                    added[(r.path, r.span)] = AddedImport(r.path, r.span, edit.span, head)
+                    edits.setdefault(r.path, {})[edit.span] = edit
+            if (r.path, r.span) in added:
+                kept.append(r)
+                continue
+        edits.setdefault(r.path, {})[r.span] = Edit(r.span, new_name)
+        renamed_refs.append(r)
     files = [FileEdits(path, modules[path], tuple(sorted(by_span.values())))
              for path, by_span in sorted(edits.items())]
     return RenamePlan(target, old, new_name, renamed, renamed_refs, kept, files,
-                      _moves(target, new_name), sources)
+                      _moves(target, new_name), sources, list(added.values()))
+
+
+def _shared_imports(reader: Reader, refs: list[RefRow], ids: set[int]) -> set[tuple[str, Span]]:
+    """The import tokens among `refs` that also import a declaration not renamed (`import static
+    p.U.m;` of the overloads `m(int)`, renamed, and `m(String)`, not): (path, span). Asked for
+    members only (a type's imports are many, and import nothing else of its name)."""
+    tokens = {(r.path, r.span) for r in refs if r.flags & REF_IN_IMPORT}
+    out: set[tuple[str, Span]] = set()
+    for path in sorted({p for p, _ in tokens}):
+        out |= {(path, row.span) for row in reader.file_references(path)
+                if (path, row.span) in tokens and row.target_id not in ids}
+    return out
+
+
+def _added_import(src: SourceFile, token: Span, new_name: str) -> tuple[Edit, int] | None:
+    """The insertion of `import static <the same type>.<new_name>;` after the single static import
+    whose name token is `token` (on its line), and where that import starts (UTF-16); None when the
+    import is not written on one line."""
+    line = spans.lines(src.text)[token.start_line]
+    begin, end = codepoints(line, token.start_char), codepoints(line, token.end_char)
+    keyword = line.rfind("import", 0, begin)
+    semi = line.find(";", end)
+    if keyword < 0 or semi < 0 or line[end:semi].strip():
+        return None
+    head = line[keyword:begin]                   # `import static com.acme.lib.Texts.`
+    if head.split()[1:2] != ["static"]:
+        return None
+    at = utf16_len(line[:semi + 1])
+    text = f" {head}{new_name};"
+    return Edit(Span(token.start_line, at, token.start_line, at), text), utf16_len(line[:keyword])
 
 
 def read_source(root: Path, path: str, encoding: str) -> SourceFile:

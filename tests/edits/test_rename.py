@@ -151,6 +151,18 @@ CLEAN = {
                            (39, 31, 36)],     # Level.of([twice](3))
         LIB + "Util.java": [(6, 22, 27)],     # public static int [twice](int x)
     }, []),
+    # an enum whose implicit values() and valueOf(String) are called: their keys follow the type's
+    # name (`Lcom/acme/lib/Phase;.values()[Lcom/acme/lib/Phase;`), so the check maps them too
+    "enum_with_implicit_values_and_value_of": (at(LIB + "Phase.java", 2, 14, "Stage"), {
+        LIB + "Phase.java": [(2, 12, 17),     # public enum [Phase]
+                             (5, 11, 16),     # public [Phase] next()
+                             (6, 8, 13)],     # [Phase][] all = values();
+        LIB + "Phases.java": [(9, 15, 20),    # [Phase].values().length
+                              (12, 18, 23),   # public static [Phase] parse(String name)
+                              (13, 15, 20),   # [Phase].valueOf(name)
+                              (16, 26, 31),   # EnumSet<[Phase]>
+                              (17, 29, 34)],  # EnumSet.allOf([Phase].class)
+    }, [{"from": LIB + "Phase.java", "to": LIB + "Stage.java"}]),
     "type_parameter": (at(LIB + "Lists.java", 9, 19, "E"), {
         LIB + "Lists.java": [(9, 19, 20),     # <[T]>
                              (9, 22, 23),     # [T] first(
@@ -233,6 +245,19 @@ def test_type_names_refuse_the_restricted_identifiers_that_methods_may_take():
     assert why_invalid("record", "CLASS") is not None and why_invalid("record", "METHOD") is None
     assert why_invalid("sealed", "INTERFACE") is not None and why_invalid("sealed", "LOCAL") is None
     assert why_invalid("$tmp", "LOCAL") is None and why_invalid("ünïcödé", "FIELD") is None
+
+
+def test_renaming_one_overload_of_a_static_import_keeps_the_import_and_adds_one_of_the_new_name(rf):
+    # `import static com.acme.lib.Texts.pad;` imports pad(int) and pad(String); only pad(int) is renamed
+    answer = ok(rf, "rename", at(LIB + "Texts.java", 6, 26, "padded"))
+    files = {f["path"]: [(start(e), e["range"]["end"]["character"], e["newText"]) for e in f["edits"]]
+             for f in answer["files"]}
+    assert files == {
+        APP + "Padding.java": [((2, 37), 37, " import static com.acme.lib.Texts.padded;"),   # after `pad;`
+                               ((6, 15), 18, "padded")],                                    # [pad](1)
+        LIB + "Texts.java": [((6, 25), 28, "padded")],                                      # String [pad](int n)
+    }
+    assert answer["check"]["verdict"] == "clean" and answer["check"]["rebound"] == [], answer["check"]
 
 
 def test_a_symbol_key_and_a_constructor_name_rename_the_type(rf):
