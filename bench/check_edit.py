@@ -502,7 +502,7 @@ def new_errors(before: driver.Run, after: driver.Run, maps: dict[str, TextMap]
 
 def javac_differential(name: str, edits: int, seed: int, root: Path | None = None, state: Path | None = None,
                        work: Path | None = None, full: int = 0, out: Path | None = None,
-                       kinds: tuple[str, ...] = JAVAC_KINDS) -> dict:
+                       kinds: tuple[str, ...] = JAVAC_KINDS, under: str = "") -> dict:
     """check_edit against javac: `edits` 1-file edits of the workspace `root` synced into `state` (else a
     copy of bench/work/NAME synced here). javac (`driver.Subset`, one warm JVM) compiles the files the
     edit can affect, the edited one and those that hold a name it declares, against the original's
@@ -532,7 +532,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
             originals: dict[frozenset[str], driver.Run] = {}
             whole_original: driver.Run | None = None
             members, types = javac_members(state)
-            candidates = [c for c in members if c.path in subset.job_of]
+            candidates = [c for c in members if c.path in subset.job_of and c.path.startswith(under)]
             fields = field_names(state)
             rng = random.Random(seed)
             with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
@@ -649,6 +649,35 @@ def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Cou
                       "rebound_extra_javadoc": [list(x) for x in r["rebound_extra_javadoc"]]} for r in rows]}
 
 
+def tally(files: list[Path]) -> dict:
+    """Totals over --javac result files (older ones lack the stricter fields: counted where present)."""
+    total: Counter = Counter()
+    for f in files:
+        d = json.loads(f.read_text(encoding="utf-8"))
+        rows = d["rows"]
+        total["edits"] += len(rows)
+        total["same_files"] += sum(r["same_files"] for r in rows)
+        total["same_lines"] += sum(r["same_lines"] for r in rows)
+        strict = [r for r in rows if "same_counts" in r]
+        total["strict_edits"] += len(strict)
+        total["same_counts"] += sum(r["same_counts"] for r in strict)
+        total["error_lines_javac"] += sum(len(r["javac"]) for r in rows)
+        total["error_lines_pybridge"] += sum(len(r["pybridge"]) for r in rows)
+        total["error_lines_both"] += sum(len({tuple(x) for x in r["javac"]} & {tuple(x) for x in r["pybridge"]})
+                                         for r in rows)
+        for k in ("kinds_equal", "kinds_not_comparable"):
+            total[f"error_{k}"] += sum(r[k] for r in strict)
+        total["error_kinds_differ"] += sum(len(r["kinds_differ"]) for r in strict)
+        total["rebound_equal"] += sum(r["rebound_equal"] for r in rows)
+        total["rebound_missing"] += sum(len(r["rebound_missing"]) for r in rows)
+        total["rebound_extra"] += sum(len(r["rebound_extra"]) for r in rows)
+        total["rebound_extra_javadoc"] += sum(len(r.get("rebound_extra_javadoc", [])) for r in rows)
+        for r in rows:
+            total[f"kind_{r['kind']}"] += 1
+            total[f"verdict_{r['verdict']}"] += 1
+    return dict(total)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20)
@@ -668,14 +697,20 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="--javac: javac's work folder (the original's class output)")
     parser.add_argument("--full", type=int, default=0,
                         help="--javac: judge the first N edits on the whole workspace too")
+    parser.add_argument("--under", default="", help="--javac: edit only methods of files under this path prefix "
+                        "(e.g. src/main/; the files judged are still every file the edit can affect)")
+    parser.add_argument("--tally", type=Path, nargs="+", help="print the totals over these --javac result files")
     args = parser.parse_args()
+    if args.tally:
+        print(json.dumps(tally(args.tally), indent=2))
+        return
     if args.javac:
         target = args.out or HERE / "check_edit-javac.json"
         kinds = tuple(args.kinds.split(",")) if args.kinds else JAVAC_KINDS
         if set(kinds) - set(JAVAC_KINDS):
             parser.error(f"unknown kinds {sorted(set(kinds) - set(JAVAC_KINDS))}; use some of {', '.join(JAVAC_KINDS)}")
         out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed, args.root, args.state,
-                                 args.work, args.full, target, kinds)
+                                 args.work, args.full, target, kinds, args.under)
         print({k: v for k, v in out.items() if k != "rows"})
         target.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         return
