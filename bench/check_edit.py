@@ -415,7 +415,7 @@ def javac_edit(text: str, kind: str, m: Member, own: TypeMembers, fields: list[s
 _MESSAGE_KINDS = (
     ("duplicate", ("is already defined", "duplicate ")),
     ("clash", ("name clash", "same erasure", "cannot override", "cannot hide", "does not override",
-               "must override", "overrides", "cannot implement", "reduce the visibility",
+               "must override", "overrides", "cannot implement", "must implement", "reduce the visibility",
                "weaker access privileges", "static method cannot hide", "hides the instance method",
                "conflicts with the instance method", "conflicts with an inherited")),
     ("ambiguous", ("is ambiguous", "ambiguous")),
@@ -599,6 +599,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                            "rebound_extra": sorted(rebound - theirs - set(extra_javadoc)),
                            "rebound_extra_javadoc": extra_javadoc,
                            "pybridge_s": round(ours_s, 2), "javac_s": round(javac_s, 2)}
+                    row.update(ruled(row))
                     if len(answers) > 1:
                         row["full_equal"] = (answers[1][0][0], answers[1][1]) == (answers[0][0][0], answers[0][1])
                     rows.append(row)
@@ -649,6 +650,30 @@ def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Cou
                       "rebound_extra_javadoc": [list(x) for x in r["rebound_extra_javadoc"]]} for r in rows]}
 
 
+def ruled(row: dict) -> dict:
+    """Rule `override_annotation`: javac places "method does not override or implement a method from
+    a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
+    on the method's name, a line or more below. Such a javac error, on an annotation line that
+    pybridge does not report, is matched with pybridge's error of that wording on the first line of
+    the same file within the next 10 that javac does not report (both read from the row's messages).
+    Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`)."""
+    javac = {tuple(x) for x in row["javac"]}
+    ours = {tuple(x) for x in row["pybridge"]}
+    moved = []
+    for path, line, message in row["messages"]["javac"]:
+        if ("does not override or implement a method from a supertype" not in message or "@" not in message
+                or (path, line) not in javac or (path, line) in ours):
+            continue
+        below = sorted(n for p, n, m in row["messages"]["pybridge"]
+                       if p == path and line < n <= line + 10 and "must override or implement" in m
+                       and (p, n) not in javac)
+        if below:
+            javac.remove((path, line))
+            javac.add((path, below[0]))
+            moved.append([path, line, below[0]])
+    return {"rule_override_annotation": moved, "same_lines_ruled": javac == ours}
+
+
 def tally(files: list[Path]) -> dict:
     """Totals over --javac result files (older ones lack the stricter fields: counted where present)."""
     total: Counter = Counter()
@@ -659,6 +684,11 @@ def tally(files: list[Path]) -> dict:
         total["same_files"] += sum(r["same_files"] for r in rows)
         total["same_lines"] += sum(r["same_lines"] for r in rows)
         strict = [r for r in rows if "same_counts" in r]
+        for r in strict:
+            if "same_lines_ruled" not in r:
+                r.update(ruled(r))
+        total["same_lines_ruled"] += sum(r["same_lines_ruled"] for r in strict)
+        total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
         total["strict_edits"] += len(strict)
         total["same_counts"] += sum(r["same_counts"] for r in strict)
         total["error_lines_javac"] += sum(len(r["javac"]) for r in rows)

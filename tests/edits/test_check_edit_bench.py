@@ -101,3 +101,22 @@ def test_message_kinds_pair_javac_and_jdt_wordings():
              ("reference to take is ambiguous", "The method take(Object) is ambiguous for the type A")]
     for javac, jdt in pairs:
         assert check_edit.message_kind(javac) == check_edit.message_kind(jdt) != "other", (javac, jdt)
+
+
+def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_line():
+    """guava seed 11, edit 1: `computeNext` of an anonymous AbstractIterator in TreeRangeSet renamed.
+    javac reports the stale `@Override` on the annotation (line 423), JDT on the name (line 425)."""
+    path = "src/main/java/com/google/common/collect/TreeRangeSet.java"
+    row = {"javac": [[path, 422], [path, 423]], "pybridge": [[path, 422], [path, 425]],
+           "messages": {"javac": [[path, 422, "<anonymous TreeRangeSet$RangesByUpperBound$2> is not abstract and "
+                                   "does not override abstract method computeNext() in AbstractIterator"],
+                                  [path, 423, "method does not override or implement a method from a supertype "
+                                   "        @Override         ^"]],
+                        "pybridge": [[path, 422, "The type new AbstractIterator<Map.Entry<Cut<C>,Range<C>>>(){} must "
+                                      "implement the inherited abstract method AbstractIterator.computeNext()"],
+                                     [path, 425, "The method computeNextZz() of type new AbstractIterator(){} must "
+                                      "override or implement a supertype method"]]}}
+    assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "same_lines_ruled": True}
+    row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
+    row["messages"]["pybridge"] = row["messages"]["pybridge"][:1]
+    assert check_edit.ruled(row) == {"rule_override_annotation": [], "same_lines_ruled": False}
