@@ -656,7 +656,13 @@ def ruled(row: dict) -> dict:
     on the method's name, a line or more below. Such a javac error, on an annotation line that
     pybridge does not report, is matched with pybridge's error of that wording on the first line of
     the same file within the next 10 that javac does not report (both read from the row's messages).
-    Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`)."""
+    Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`).
+
+    Rule `error_line`: a reference javac no longer binds (or binds elsewhere) on a line where both
+    compilers report a new error, and pybridge keeps: a call whose arguments no longer fit is dropped
+    from javac's graph, while JDT keeps its closest match (a problem binding) and pybridge reports it
+    unmoved. Counted apart (`rebound_missing_error_line`), not as a plain miss: the line's error is in
+    `diagnostics.added` on both sides, the verdict is `breaks_build`."""
     javac = {tuple(x) for x in row["javac"]}
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
@@ -671,7 +677,10 @@ def ruled(row: dict) -> dict:
             javac.remove((path, line))
             javac.add((path, below[0]))
             moved.append([path, line, below[0]])
-    return {"rule_override_annotation": moved, "same_lines_ruled": javac == ours}
+    both = {tuple(x) for x in row["javac"]} & {tuple(x) for x in row["pybridge"]}
+    on_error = [x for x in row["rebound_missing"] if (x[0], x[1] + 1) in both]
+    return {"rule_override_annotation": moved, "same_lines_ruled": javac == ours,
+            "rebound_missing_error_line": on_error}
 
 
 def tally(files: list[Path]) -> dict:
@@ -685,10 +694,11 @@ def tally(files: list[Path]) -> dict:
         total["same_lines"] += sum(r["same_lines"] for r in rows)
         strict = [r for r in rows if "same_counts" in r]
         for r in strict:
-            if "same_lines_ruled" not in r:
+            if "rebound_missing_error_line" not in r:
                 r.update(ruled(r))
         total["same_lines_ruled"] += sum(r["same_lines_ruled"] for r in strict)
         total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
+        total["rebound_missing_error_line"] += sum(len(r["rebound_missing_error_line"]) for r in strict)
         total["strict_edits"] += len(strict)
         total["same_counts"] += sum(r["same_counts"] for r in strict)
         total["error_lines_javac"] += sum(len(r["javac"]) for r in rows)

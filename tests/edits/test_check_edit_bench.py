@@ -116,7 +116,11 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
                                       "implement the inherited abstract method AbstractIterator.computeNext()"],
                                      [path, 425, "The method computeNextZz() of type new AbstractIterator(){} must "
                                       "override or implement a supertype method"]]}}
-    assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "same_lines_ruled": True}
+    row["rebound_missing"] = []
+    assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "same_lines_ruled": True,
+                                     "rebound_missing_error_line": []}
     row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
     row["messages"]["pybridge"] = row["messages"]["pybridge"][:1]
-    assert check_edit.ruled(row) == {"rule_override_annotation": [], "same_lines_ruled": False}
+    row["rebound_missing"] = [[path, 421, 20], [path, 500, 3]]      # 0-based: line 422 holds an error
+    assert check_edit.ruled(row) == {"rule_override_annotation": [], "same_lines_ruled": False,
+                                     "rebound_missing_error_line": [[path, 421, 20]]}
