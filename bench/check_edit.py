@@ -73,6 +73,7 @@ import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -463,30 +464,206 @@ def javac_rebound(original: list[driver.Ref], copy: list[driver.Ref], maps: dict
     return out
 
 
-JAVAC_KINDS = (*KINDS, "hide", "overload_str")
+# The javac differential's kinds: `KINDS`, `hide` and `overload_str` (see `javac_edit`), and the
+# incremental differential's (tests/support/incremental_edits.py) that fit a 1-file change: `param`
+# (the first parameter's type changed), `delete` (the method removed, its callers kept) and `rename`
+# (the declaration renamed, its callers kept). The last three break the build on purpose.
+JAVAC_KINDS = (*KINDS, "hide", "overload_str", "param", "delete", "rename")
 
 
-def javac_edit(text: str, kind: str, name: str, span: tuple[int, int, int, int], name_end: tuple[int, int],
-               fields: list[str], rng: random.Random) -> tuple[str, set[str]] | None:
-    """One edit of the javac differential and the names it declares: `KINDS`, and `hide` (a field named
+class Member(NamedTuple):
+    """A method the javac differential edits: where it is, its type (`container`, a symbol id) and its
+    parameters' erasures as the binding key spells them (None when the key could not be read)."""
+    path: str
+    name: str
+    span: tuple[int, int, int, int]
+    name_end: tuple[int, int]
+    container: int
+    params: tuple[str, ...] | None
+
+
+class TypeMembers(NamedTuple):
+    """What a type declares itself (inherited members aside): field names (enum constants and record
+    components included) and each method name's parameter lists (erasures, None when unread)."""
+    fields: set[str]
+    methods: dict[str, list[tuple[str, ...] | None]]
+
+
+def key_params(key: str, name: str) -> tuple[str, ...] | None:
+    """The parameters of the method binding key `key` (JDT's, `Lp/T;.name<T:...>(Lp/A;[I)V`) as
+    erasures: `p.A`, `int[]`; a type variable as `<T>`. None when the key does not read so."""
+    at = key.rfind(";." + name)
+    if at < 0:
+        return None
+    i = at + 2 + len(name)
+    if i < len(key) and key[i] == "<":
+        depth = 0
+        while i < len(key):
+            depth += {"<": 1, ">": -1}.get(key[i], 0)
+            i += 1
+            if depth == 0:
+                break
+    if i >= len(key) or key[i] != "(":
+        return None
+    i += 1
+    out = []
+    prim = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float",
+            "D": "double"}
+    while i < len(key) and key[i] != ")":
+        dims = 0
+        while key[i] == "[":
+            dims, i = dims + 1, i + 1
+        c = key[i]
+        if c in prim:
+            out.append(prim[c] + "[]" * dims)
+            i += 1
+            continue
+        if c not in "LT":
+            return None
+        depth, j, plain = 0, i + 1, []
+        while j < len(key) and not (key[j] == ";" and depth == 0):
+            depth += {"<": 1, ">": -1}.get(key[j], 0)
+            if depth == 0 and key[j] != ">":
+                plain.append(key[j])
+            j += 1
+        if j >= len(key):
+            return None
+        word = "".join(plain)
+        out.append((f"<{word}>" if c == "T" else word.replace("/", ".")) + "[]" * dims)
+        i = j + 1
+    return tuple(out) if i < len(key) else None
+
+
+def javac_members(state: Path) -> tuple[list[Member], dict[int, TypeMembers]]:
+    """The generation's methods (with their types and parameters), and what each type declares."""
+    conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT f.path, coalesce(d.name_x, s.name), d.kind, d.container_id, s.binding_key, d.full_line,"
+            " d.full_col, d.full_line + d.full_dline, d.full_end_col, d.line + d.dline, d.end_col FROM checkouts c"
+            " JOIN manifest m ON m.generation_id = c.generation_id"
+            " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind IN (?, ?, ?, ?) AND d.container_id IS NOT NULL",
+            tuple(DECL_KINDS.index(k) for k in ("METHOD", "FIELD", "ENUM_CONSTANT", "RECORD_COMPONENT"))).fetchall()
+    finally:
+        conn.close()
+    methods, types = [], {}
+    for path, name, kind, container, key, *rest in rows:
+        own = types.setdefault(container, TypeMembers(set(), {}))
+        if DECL_KINDS[kind] != "METHOD":
+            own.fields.add(name)
+            continue
+        params = key_params(key, name)
+        own.methods.setdefault(name, []).append(params)
+        methods.append(Member(path, name, tuple(rest[:4]), tuple(rest[4:]), container, params))
+    return methods, types
+
+
+def clashes(own: TypeMembers, name: str, params: tuple[str, ...]) -> bool:
+    """Whether a method `name(params)` would duplicate one `own` declares: same erasures, a type
+    variable's taken as matching anything (its bound is not read), an unread key as a clash."""
+    for other in own.methods.get(name, []):
+        if other is None:
+            return True
+        if len(other) == len(params) and all(a == b or a.startswith("<") or b.startswith("<")
+                                             for a, b in zip(other, params, strict=True)):
+            return True
+    return False
+
+
+def javac_edit(text: str, kind: str, m: Member, own: TypeMembers, fields: list[str],
+               rng: random.Random) -> tuple[str, set[str]] | None:
+    """One edit of the javac differential and the names it declares: `KINDS`, `hide` (a field named
     like a field declared elsewhere in the workspace and used in this file: it may hide an inherited
-    or outer one) and `overload_str` (an instance overload taking a String: it may capture calls)."""
+    or outer one), `overload_str` (an instance overload taking a String: it may capture calls),
+    `param`, `delete` and `rename` (see `JAVAC_KINDS`). None when the kind does not apply, and when an
+    edit that is not meant to break would declare what its type already declares (an overload with a
+    signature the type has, a field of a name it has; a changed parameter type likewise): a duplicate
+    declaration's error and the bindings around it are each compiler's recovery, not the contract."""
+    name, span, name_end = m.name, m.span, m.name_end
+    if kind in ("overload", "overload_str") and clashes(
+            own, name, ("java.lang.Object",) if kind == "overload" else ("java.lang.String",)):
+        return None
     if kind == "hide":
-        used = [f for f in fields if re.search(rf"\b{re.escape(f)}\b", text)]
+        used = [f for f in fields if f not in own.fields and re.search(rf"\b{re.escape(f)}\b", text)]
         if not used:
             return None
         field = rng.choice(used)
         t = SourceText(text)
         start = t.offset(span[0], span[1])
         return text[:start] + f"int {field};\n    " + text[start:], {field}
+    if kind == "field" and "zzField" in own.fields:
+        return None
     if kind == "overload_str":
         t = SourceText(text)
         end = t.offset(span[2], span[3])
         return text[:end] + f"\n    void {name}(String zzBench) {{ }}\n" + text[end:], {name}
+    if kind == "rename":
+        t = SourceText(text)
+        at = t.offset(*name_end)
+        if text[at - len(name):at] != name:
+            return None
+        return text[:at] + "Zz" + text[at:], {name, name + "Zz"}
     new = edit_text(text, kind, name, span, name_end)
     if new is None:
         return None
-    return new, {"body": {"zzBench"}, "overload": {name}, "field": {"zzField"}}[kind]
+    if kind == "param":
+        if m.params is None or not m.params:
+            return None
+        first = _FIRST_PARAM.match(new, new.index("(", SourceText(new).offset(*name_end)))
+        assert first is not None
+        params = ("java.lang." + first.group(1).rsplit(".", 1)[-1], *m.params[1:])
+        if clashes(TypeMembers(own.fields, {name: [p for p in own.methods.get(name, []) if p != m.params]}),
+                   name, params):
+            return None
+    return new, {"body": {"zzBench"}, "overload": {name}, "field": {"zzField"}, "param": {name},
+                 "delete": {name}}[kind]
+
+
+# javac's and JDT's messages in a few kinds both word (each compiler's own wording, matched by its
+# phrases); a line whose errors fall in none is `other`, and is matched by its line only.
+_MESSAGE_KINDS = (
+    ("duplicate", ("is already defined", "duplicate ")),
+    ("clash", ("name clash", "same erasure", "cannot override", "cannot hide", "does not override",
+               "must override", "overrides", "cannot implement", "must implement", "reduce the visibility",
+               "weaker access privileges", "static method cannot hide", "hides the instance method",
+               "conflicts with the instance method", "conflicts with an inherited")),
+    ("ambiguous", ("is ambiguous", "ambiguous")),
+    ("unresolved", ("cannot find symbol", "cannot be resolved", "is undefined", "undefined for")),
+    ("arguments", ("cannot be applied to", "no suitable", "not applicable for the arguments",
+                   "is not applicable")),
+    ("types", ("incompatible types", "type mismatch", "cannot convert", "bad operand", "is not compatible")),
+    ("static", ("non-static", "static reference", "modifier static not allowed", "static methods")),
+)
+
+
+def message_kind(message: str) -> str:
+    low = message.lower()
+    for kind, phrases in _MESSAGE_KINDS:
+        if any(p in low for p in phrases):
+            return kind
+    return "other"
+
+
+def compare_errors(javac: Counter, javac_kinds: dict[tuple[str, int], set[str]], ours: Counter,
+                   our_kinds: dict[tuple[str, int], set[str]]) -> dict:
+    """diagnostics.added against javac's new errors, per (file, line): the lines both have, each side's
+    own, the lines whose counts differ, and of the lines both have, those whose message kinds (javac's
+    and JDT's, `message_kind`) share one, differ, or are `other` on a side (not comparable)."""
+    both = sorted(set(javac) & set(ours))
+    kinds_equal, kinds_differ, kinds_other = 0, [], 0
+    for at in both:
+        a, b = javac_kinds.get(at, set()) - {"other"}, our_kinds.get(at, set()) - {"other"}
+        if not a or not b:
+            kinds_other += 1
+        elif a & b:
+            kinds_equal += 1
+        else:
+            kinds_differ.append([*at, sorted(a), sorted(b)])
+    return {"lines_both": len(both), "javac_only": sorted(set(javac) - set(ours)),
+            "pybridge_only": sorted(set(ours) - set(javac)),
+            "counts_differ": [[*at, javac[at], ours[at]] for at in both if javac[at] != ours[at]],
+            "kinds_equal": kinds_equal, "kinds_differ": kinds_differ, "kinds_not_comparable": kinds_other}
 
 
 def field_names(state: Path) -> list[str]:
@@ -502,8 +679,40 @@ def field_names(state: Path) -> list[str]:
     return sorted(r[0] for r in rows if r[0])
 
 
+def in_javadoc(text: str, line: int, char: int) -> bool:
+    """Whether (0-based line, char) of Java source `text` is inside a `/** ... */` comment."""
+    at = SourceText(text).offset(line, char)
+    return any(m.start() <= at < m.end() and m.group().startswith("/**")
+               for m in driver._LEXEME.finditer(text) if m.group().startswith("/*"))
+
+
+def new_errors(before: driver.Run, after: driver.Run, maps: dict[str, TextMap]
+               ) -> tuple[Counter, dict[tuple[str, int], set[str]]]:
+    """javac's errors on the copy minus the original's (each original error's line mapped through the
+    edit, by the first word on it), per (path, 1-based line) with their count; and each such line's
+    message kinds (`message_kind`)."""
+    gone: Counter = Counter()
+    for path, line in before.errors:
+        tm = maps.get(path)
+        if tm is None:
+            gone[(path, line)] += 1
+            continue
+        text = tm.old.text.splitlines()[line - 1] if 0 < line <= len(tm.old.text.splitlines()) else ""
+        char = len(text) - len(text.lstrip())
+        at = _mapped(maps, path, line - 1, char, char + 1)
+        if at is not None:
+            gone[(path, at[0] + 1)] += 1
+    added = Counter(after.errors) - gone
+    kinds: dict[tuple[str, int], set[str]] = {}
+    for path, line, message in after.messages:
+        if (path, line) in added:
+            kinds.setdefault((path, line), set()).add(message_kind(message))
+    return added, kinds
+
+
 def javac_differential(name: str, edits: int, seed: int, root: Path | None = None, state: Path | None = None,
-                       work: Path | None = None, full: int = 0, out: Path | None = None) -> dict:
+                       work: Path | None = None, full: int = 0, out: Path | None = None,
+                       kinds: tuple[str, ...] = JAVAC_KINDS, under: str = "") -> dict:
     """check_edit against javac: `edits` 1-file edits of the workspace `root` synced into `state` (else a
     copy of bench/work/NAME synced here). javac (`driver.Subset`, one warm JVM) compiles the files the
     edit can affect, the edited one and those that hold a name it declares, against the original's
@@ -522,6 +731,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
         warm = driver.Warm(work)
         t0 = time.monotonic()
         rows: list[dict] = []
+        skipped: Counter = Counter()       # edits drawn that did not apply (javac_edit gave None), by kind
         try:
             subset = driver.Subset(root, state, work, warm)
             mentions = driver.Mentions(root, subset.job_of)
@@ -531,17 +741,20 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
             subprocess.run(["cp", "-al", str(root), str(copy)], check=True)
             originals: dict[frozenset[str], driver.Run] = {}
             whole_original: driver.Run | None = None
-            candidates = [c for c in methods(state) if c[0] in subset.job_of]
+            members, types = javac_members(state)
+            candidates = [c for c in members if c.path in subset.job_of and c.path.startswith(under)]
             fields = field_names(state)
             rng = random.Random(seed)
             with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
                 session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
                 while len(rows) < edits:
-                    path, mname, span, name_end = rng.choice(candidates)
-                    kind = rng.choice(JAVAC_KINDS)
+                    member = rng.choice(candidates)
+                    path = member.path
+                    kind = rng.choice(kinds)
                     before_text = (root / path).read_text(encoding="utf-8")
-                    edit = javac_edit(before_text, kind, mname, span, name_end, fields, rng)
+                    edit = javac_edit(before_text, kind, member, types[member.container], fields, rng)
                     if edit is None:
+                        skipped[kind] += 1
                         continue
                     new_text, declared = edit
                     t1 = time.perf_counter()
@@ -566,46 +779,153 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                         target.unlink()
                         os.link(root / path, target)
                     javac_s = time.perf_counter() - t1 - ours_s
-                    answers = [(set(a.errors) - set(b.errors), javac_rebound(b.refs, a.refs, maps)) for b, a in judged]
-                    javac, theirs = answers[0]
-                    ours = {(d.path, d.range.start.line + 1) for d in check.diagnostics.added}
+                    answers = [(new_errors(b, a, maps), javac_rebound(b.refs, a.refs, maps)) for b, a in judged]
+                    (javac_count, javac_kinds), theirs = answers[0]
+                    javac = set(javac_count)
+                    ours_count = Counter((d.path, d.range.start.line + 1) for d in check.diagnostics.added)
+                    our_kinds: dict[tuple[str, int], set[str]] = {}
+                    for d in check.diagnostics.added:
+                        our_kinds.setdefault((d.path, d.range.start.line + 1), set()).add(message_kind(d.message))
+                    ours = set(ours_count)
                     rebound = {(r.path, r.range.start.line, r.range.start.character) for r in check.rebound}
-                    row = {"path": path, "kind": kind, "declares": sorted(declared), "files": len(files),
-                           "verdict": check.verdict, "javac": sorted(javac), "pybridge": sorted(ours),
+                    errors = compare_errors(javac_count, javac_kinds, ours_count, our_kinds)
+                    # Rule `javadoc`: a rebound reference in a Javadoc comment has no counterpart in
+                    # javac's graph (the extractor reads no Javadoc): counted apart, not as extra.
+                    texts = {path: new_text}
+                    extra_javadoc = sorted(
+                        x for x in rebound - theirs
+                        if in_javadoc(texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8")), x[1], x[2]))
+                    row = {"path": path, "kind": kind, "method": member.name, "declares": sorted(declared),
+                           "files": len(files), "verdict": check.verdict, "javac": sorted(javac),
+                           "pybridge": sorted(ours), "original_errors": len(before.errors),
+                           "removed": len(check.diagnostics.removed),
                            "same_files": {p for p, _ in javac} == {p for p, _ in ours},
-                           "same_lines": javac == ours, "rebound_equal": len(theirs & rebound),
-                           "rebound_missing": sorted(theirs - rebound), "rebound_extra": sorted(rebound - theirs),
+                           "same_lines": javac == ours, "same_counts": javac_count == ours_count, **errors,
+                           "messages": {"javac": [[a, b, c[:160]] for a, b, c in after.messages][:20],
+                                        "pybridge": [[d.path, d.range.start.line + 1, d.message]
+                                                     for d in check.diagnostics.added][:20]},
+                           "rebound_equal": len(theirs & rebound),
+                           "rebound_missing": sorted(theirs - rebound),
+                           "rebound_extra": sorted(rebound - theirs - set(extra_javadoc)),
+                           "rebound_extra_javadoc": extra_javadoc,
                            "pybridge_s": round(ours_s, 2), "javac_s": round(javac_s, 2)}
+                    row.update(ruled(row))
                     if len(answers) > 1:
-                        row["full_equal"] = answers[1] == answers[0]
+                        row["full_equal"] = (answers[1][0][0], answers[1][1]) == (answers[0][0][0], answers[0][1])
                     rows.append(row)
                     print(f"  #{len(rows)} {kind} {path} ({len(files)} files): javac {len(javac)} error(s), "
                           f"pybridge {len(ours)} added; files {'=' if row['same_files'] else '!='}, "
-                          f"lines {'=' if row['same_lines'] else '!='}; rebound {len(theirs & rebound)} equal, "
-                          f"{len(theirs - rebound)} missing, {len(rebound - theirs)} extra"
+                          f"lines {'=' if row['same_lines'] else '!='}, counts {'=' if row['same_counts'] else '!='}, "
+                          f"kinds {errors['kinds_equal']} equal {len(errors['kinds_differ'])} differ; "
+                          f"rebound {len(theirs & rebound)} equal, "
+                          f"{len(theirs - rebound)} missing, {len(row['rebound_extra'])} extra, "
+                          f"{len(extra_javadoc)} in Javadoc"
                           + (f"; full {'=' if row['full_equal'] else '!='}" if "full_equal" in row else "")
                           + f" ({ours_s:.1f} s + javac {javac_s:.1f} s)", flush=True)
                     if out is not None and (len(rows) % 5 == 0 or len(rows) == edits):
-                        out.write_text(json.dumps(_summary(name, rows, t0), indent=2) + "\n", encoding="utf-8")
+                        out.write_text(json.dumps(_summary(name, rows, t0, seed, skipped), indent=2) + "\n",
+                                       encoding="utf-8")
         finally:
             warm.close()
-    return _summary(name, rows, t0)
+    return _summary(name, rows, t0, seed, skipped)
 
 
-def _summary(name: str, rows: list[dict], t0: float) -> dict:
+def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Counter | None = None) -> dict:
     full = [r["full_equal"] for r in rows if "full_equal" in r]
-    return {"workspace": name, "edits": len(rows), "seconds": round(time.monotonic() - t0, 1),
+    return {"workspace": name, "seed": seed, "edits": len(rows), "seconds": round(time.monotonic() - t0, 1),
+            "cpu_s": round(time.process_time(), 1), "load": list(os.getloadavg()),
             "kinds": dict(Counter(r["kind"] for r in rows)),
+            "skipped": dict(skipped or {}),
             "verdicts": dict(Counter(r["verdict"] for r in rows)),
             "full_checked": len(full), "full_equal": sum(full),
             "same_files": sum(r["same_files"] for r in rows), "same_lines": sum(r["same_lines"] for r in rows),
+            "same_counts": sum(r["same_counts"] for r in rows),
+            "javac_errors": sum(len(r["javac"]) for r in rows),
+            "error_lines_both": sum(r["lines_both"] for r in rows),
+            "error_lines_javac_only": sum(len(r["javac_only"]) for r in rows),
+            "error_lines_pybridge_only": sum(len(r["pybridge_only"]) for r in rows),
+            "error_kinds_equal": sum(r["kinds_equal"] for r in rows),
+            "error_kinds_differ": sum(len(r["kinds_differ"]) for r in rows),
+            "error_kinds_not_comparable": sum(r["kinds_not_comparable"] for r in rows),
+            "original_errors": max((r["original_errors"] for r in rows), default=0),
+            "removed": sum(r["removed"] for r in rows),
             "rebound_equal": sum(r["rebound_equal"] for r in rows),
             "rebound_missing": sum(len(r["rebound_missing"]) for r in rows),
             "rebound_extra": sum(len(r["rebound_extra"]) for r in rows),
+            "rebound_extra_javadoc": sum(len(r["rebound_extra_javadoc"]) for r in rows),
             "edits_with_rebound_mismatch": sum(bool(r["rebound_missing"] or r["rebound_extra"]) for r in rows),
             "rows": [{**r, "javac": [list(x) for x in r["javac"]], "pybridge": [list(x) for x in r["pybridge"]],
                       "rebound_missing": [list(x) for x in r["rebound_missing"]],
-                      "rebound_extra": [list(x) for x in r["rebound_extra"]]} for r in rows]}
+                      "rebound_extra": [list(x) for x in r["rebound_extra"]],
+                      "rebound_extra_javadoc": [list(x) for x in r["rebound_extra_javadoc"]]} for r in rows]}
+
+
+def ruled(row: dict) -> dict:
+    """Rule `override_annotation`: javac places "method does not override or implement a method from
+    a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
+    on the method's name, a line or more below. Such a javac error, on an annotation line that
+    pybridge does not report, is matched with pybridge's error of that wording on the first line of
+    the same file within the next 10 that javac does not report (both read from the row's messages).
+    Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`).
+
+    Rule `error_line`: a reference javac no longer binds (or binds elsewhere) on a line where both
+    compilers report a new error, and pybridge keeps: a call whose arguments no longer fit is dropped
+    from javac's graph, while JDT keeps its closest match (a problem binding) and pybridge reports it
+    unmoved. Counted apart (`rebound_missing_error_line`), not as a plain miss: the line's error is in
+    `diagnostics.added` on both sides, the verdict is `breaks_build`."""
+    javac = {tuple(x) for x in row["javac"]}
+    ours = {tuple(x) for x in row["pybridge"]}
+    moved = []
+    for path, line, message in row["messages"]["javac"]:
+        if ("does not override or implement a method from a supertype" not in message or "@" not in message
+                or (path, line) not in javac or (path, line) in ours):
+            continue
+        below = sorted(n for p, n, m in row["messages"]["pybridge"]
+                       if p == path and line < n <= line + 10 and "must override or implement" in m
+                       and (p, n) not in javac)
+        if below:
+            javac.remove((path, line))
+            javac.add((path, below[0]))
+            moved.append([path, line, below[0]])
+    both = {tuple(x) for x in row["javac"]} & {tuple(x) for x in row["pybridge"]}
+    on_error = [x for x in row["rebound_missing"] if (x[0], x[1] + 1) in both]
+    return {"rule_override_annotation": moved, "same_lines_ruled": javac == ours,
+            "rebound_missing_error_line": on_error}
+
+
+def tally(files: list[Path]) -> dict:
+    """Totals over --javac result files (older ones lack the stricter fields: counted where present)."""
+    total: Counter = Counter()
+    for f in files:
+        d = json.loads(f.read_text(encoding="utf-8"))
+        rows = d["rows"]
+        total["edits"] += len(rows)
+        total["same_files"] += sum(r["same_files"] for r in rows)
+        total["same_lines"] += sum(r["same_lines"] for r in rows)
+        strict = [r for r in rows if "same_counts" in r]
+        for r in strict:
+            if "rebound_missing_error_line" not in r:
+                r.update(ruled(r))
+        total["same_lines_ruled"] += sum(r["same_lines_ruled"] for r in strict)
+        total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
+        total["rebound_missing_error_line"] += sum(len(r["rebound_missing_error_line"]) for r in strict)
+        total["strict_edits"] += len(strict)
+        total["same_counts"] += sum(r["same_counts"] for r in strict)
+        total["error_lines_javac"] += sum(len(r["javac"]) for r in rows)
+        total["error_lines_pybridge"] += sum(len(r["pybridge"]) for r in rows)
+        total["error_lines_both"] += sum(len({tuple(x) for x in r["javac"]} & {tuple(x) for x in r["pybridge"]})
+                                         for r in rows)
+        for k in ("kinds_equal", "kinds_not_comparable"):
+            total[f"error_{k}"] += sum(r[k] for r in strict)
+        total["error_kinds_differ"] += sum(len(r["kinds_differ"]) for r in strict)
+        total["rebound_equal"] += sum(r["rebound_equal"] for r in rows)
+        total["rebound_missing"] += sum(len(r["rebound_missing"]) for r in rows)
+        total["rebound_extra"] += sum(len(r["rebound_extra"]) for r in rows)
+        total["rebound_extra_javadoc"] += sum(len(r.get("rebound_extra_javadoc", [])) for r in rows)
+        for r in rows:
+            total[f"kind_{r['kind']}"] += 1
+            total[f"verdict_{r['verdict']}"] += 1
+    return dict(total)
 
 
 def main() -> None:
@@ -634,8 +954,13 @@ def main() -> None:
     parser.add_argument("--switch", action="append", default=[],
                         help="--phases: a PYBRIDGE_* switch to measure off (0) and on (1) in the same run")
     parser.add_argument("--jfr", type=Path, help="--phases: record the worker with JFR here; samples split by case")
+    parser.add_argument("--under", default="", help="--javac: edit only methods of files under this path prefix "
+                        "(e.g. src/main/; the files judged are still every file the edit can affect)")
+    parser.add_argument("--tally", type=Path, nargs="+", help="print the totals over these --javac result files")
     args = parser.parse_args()
-    if args.phases:
+    if args.tally:
+        print(json.dumps(tally(args.tally), indent=2))
+    elif args.phases:
         target = args.out or HERE / "check_edit-phases.json"
         result = phases(args.only or "guava", args.root, args.state, args.seed, args.reps, args.callers, args.switch,
                         args.jfr)
@@ -643,8 +968,11 @@ def main() -> None:
         return
     if args.javac:
         target = args.out or HERE / "check_edit-javac.json"
+        kinds = tuple(args.kinds.split(",")) if args.kinds else JAVAC_KINDS
+        if set(kinds) - set(JAVAC_KINDS):
+            parser.error(f"unknown kinds {sorted(set(kinds) - set(JAVAC_KINDS))}; use some of {', '.join(JAVAC_KINDS)}")
         out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed, args.root, args.state,
-                                 args.work, args.full, target)
+                                 args.work, args.full, target, kinds, args.under)
         print({k: v for k, v in out.items() if k != "rows"})
         target.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         return

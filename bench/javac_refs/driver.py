@@ -139,14 +139,16 @@ def read_generated(out: Path) -> Counter[str]:
     return counts
 
 
-_ERROR = re.compile(r"^javac: (.+?\.java):(\d+): error: ")
+_ERROR = re.compile(r"^javac: (.+?\.java):(\d+): error: (.*)")
 
 
 class Run(NamedTuple):
-    """javac's view of some files: their references, and its errors as (path, 1-based line)."""
+    """javac's view of some files: their references, its errors as (path, 1-based line), and the same
+    errors with their messages, (path, line, message), in the same order."""
     refs: list[Ref]
     errors: list[tuple[str, int]]
     log: str
+    messages: tuple[tuple[str, int, str], ...] = ()
 
 
 class Subset:
@@ -201,6 +203,7 @@ class Subset:
                 by_job.setdefault(self.job_of[old], {})[new] = old
         refs: list[Ref] = []
         errors: list[tuple[str, int]] = []
+        messages: list[tuple[str, int, str]] = []
         logs = []
         for i, own in sorted(by_job.items()):
             job = dict(self.jobs[i])
@@ -216,10 +219,12 @@ class Subset:
                     rel = Path(m.group(1)).resolve().relative_to(base).as_posix()
                     if rel in own:
                         errors.append((rel, int(m.group(2))))
+                        messages.append((rel, int(m.group(2)), m.group(3)))
                 elif line.startswith("javac: ") and not m:
                     errors.append(("", 0))        # an error of no file (a class file javac cannot read)
+                    messages.append(("", 0, line))
             logs.append(log)
-        return Run(refs, errors, "\n".join(logs))
+        return Run(refs, errors, "\n".join(logs), tuple(messages))
 
     def whole(self, base: Path, new_path=lambda p: p, name: str = "whole") -> Run:
         """javac on every file of every job (the original's paths through `new_path`)."""
