@@ -960,7 +960,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.tally:
         print(json.dumps(tally(args.tally), indent=2))
-    elif args.phases:
+        return
+    if args.phases:
         target = args.out or HERE / "check_edit-phases.json"
         result = phases(args.only or "guava", args.root, args.state, args.seed, args.reps, args.callers, args.switch,
                         args.jfr)
