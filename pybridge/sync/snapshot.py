@@ -72,7 +72,6 @@ from pathlib import Path
 from typing import Any
 
 from pybridge import switches
-from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts, Problem, Span
 from pybridge.workspace import Workspace, candidate_roots
 
@@ -88,17 +87,7 @@ PARENT_MARK = "/*"       # a place key ending so: every folder directly inside i
 
 def max_file_bytes() -> int:
     """The size bound above which a source file is not indexed (PYBRIDGE_MAX_FILE_BYTES; 0 = none)."""
-    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_FILE_BYTES
-    try:
-        value = int(raw)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise PybridgeError(f"{MAX_FILE_BYTES_ENV}={raw!r} is not a size in bytes; set a whole number "
-                            f"(0 for no bound) or unset it for {DEFAULT_MAX_FILE_BYTES}.")
-    return value
+    return switches.count(MAX_FILE_BYTES_ENV, DEFAULT_MAX_FILE_BYTES, "no bound")
 
 
 def reuse_enabled() -> bool:

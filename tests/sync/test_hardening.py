@@ -281,7 +281,7 @@ def test_a_file_above_the_size_bound_is_named_file_too_large_and_blocks_coverage
 def test_a_malformed_size_bound_is_a_clear_error(kitchen, worker, monkeypatch):
     root, state = kitchen
     monkeypatch.setenv("PYBRIDGE_MAX_FILE_BYTES", "2MB")
-    with pytest.raises(PybridgeError, match="PYBRIDGE_MAX_FILE_BYTES='2MB' is not a size in bytes"):
+    with pytest.raises(PybridgeError, match="PYBRIDGE_MAX_FILE_BYTES='2MB' is not a whole number"):
         sync(root, state_dir=state, worker=worker)
 
 

@@ -1,9 +1,6 @@
 package dev.pybridge.indexer;
 
 import java.io.File;
-import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +10,6 @@ import org.eclipse.jdt.core.dom.ASTParser;
 import org.eclipse.jdt.internal.compiler.batch.ClasspathJrt;
 import org.eclipse.jdt.internal.compiler.batch.FileSystem;
 import org.eclipse.jdt.internal.compiler.batch.FileSystem.Classpath;
-import org.eclipse.jdt.internal.core.dom.ICompilationUnitResolver;
 
 /**
  * The system library of a Java release older than the running JDK, as javac's {@code --release N}
@@ -69,23 +65,7 @@ final class ReleaseLibrary {
         Classpath system = of(release);
         if (system == null) return false;
         try {
-            Field field = ASTParser.class.getDeclaredField("unitResolver");
-            field.setAccessible(true);
-            ICompilationUnitResolver inner = (ICompilationUnitResolver) field.get(parser);
-            Object wrapped = Proxy.newProxyInstance(ICompilationUnitResolver.class.getClassLoader(),
-                    new Class<?>[] {ICompilationUnitResolver.class}, (proxy, method, args) -> {
-                        if (args != null) {
-                            for (int i = 0; i < args.length; i++) {
-                                if (args[i] instanceof List) args[i] = replaceImage((List<?>) args[i], system);
-                            }
-                        }
-                        try {
-                            return method.invoke(inner, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-            field.set(parser, wrapped);
+            UnitResolvers.wrap(parser, entries -> replaceImage(entries, system));
             return true;
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("pybridge could not give JDT the system library of Java " + release

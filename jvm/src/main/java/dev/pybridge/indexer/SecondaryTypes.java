@@ -3,8 +3,6 @@ package dev.pybridge.indexer;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -26,7 +24,6 @@ import org.eclipse.jdt.internal.compiler.impl.CompilerOptions;
 import org.eclipse.jdt.internal.compiler.parser.Parser;
 import org.eclipse.jdt.internal.compiler.problem.DefaultProblemFactory;
 import org.eclipse.jdt.internal.compiler.problem.ProblemReporter;
-import org.eclipse.jdt.internal.core.dom.ICompilationUnitResolver;
 
 /**
  * JDT's search for secondary types (a type declared in a file of another name), kept across the
@@ -97,27 +94,12 @@ final class SecondaryTypes {
     /** Makes the parser's source folders search secondary types through the shared per-file cache. */
     static void install(ASTParser parser) {
         try {
-            Field field = ASTParser.class.getDeclaredField("unitResolver");
-            field.setAccessible(true);
-            ICompilationUnitResolver inner = (ICompilationUnitResolver) field.get(parser);
-            Object wrapped = Proxy.newProxyInstance(ICompilationUnitResolver.class.getClassLoader(),
-                    new Class<?>[] {ICompilationUnitResolver.class}, (proxy, method, args) -> {
-                        if (args != null) {
-                            for (Object a : args) {
-                                if (a instanceof List) {
-                                    for (Object e : (List<?>) a) {
-                                        if (e instanceof ClasspathDirectory) share((ClasspathDirectory) e);
-                                    }
-                                }
-                            }
-                        }
-                        try {
-                            return method.invoke(inner, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-            field.set(parser, wrapped);
+            UnitResolvers.wrap(parser, entries -> {
+                for (Object e : entries) {
+                    if (e instanceof ClasspathDirectory) share((ClasspathDirectory) e);
+                }
+                return entries;
+            });
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw internals(e);
         }
