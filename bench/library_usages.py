@@ -12,8 +12,9 @@ references' (file, token span) with javac's references to that member (Javadoc m
 javac's Tree API does not attribute Javadoc). Reports recall and precision over all sampled members,
 and each member whose name did not resolve or whose references differ.
 
-By default javac binds against the running JDK's API (`-source N -target N`), as pybridge's JDT does
-until the project's release is honoured (issue 26 part 4); `--release-api` gives javac `--release N`.
+javac binds against the project's release API (`--release N`, or `-source N -target N` where the
+build says only those), as pybridge's JDT does since issue 26 part 4; `--running-jdk-api` gives javac
+the running JDK's API instead (`-source N -target N` always), as before that.
 """
 
 from __future__ import annotations
@@ -77,10 +78,10 @@ def query_name(target: str) -> str | None:
     return f"{owner}.{name}({', '.join(_params(params))})"
 
 
-def javac_library_refs(root: Path, state: Path, work: Path, release_api: bool, say=print) -> dict[str, set[Site]]:
+def javac_library_refs(root: Path, state: Path, work: Path, running_jdk_api: bool, say=print) -> dict[str, set[Site]]:
     out: dict[str, set[Site]] = defaultdict(set)
     for job in measure.compile_jobs(root, state):
-        if not release_api:
+        if running_jdk_api:
             job = {**job, "release_flag": "source"}
         refs, _ = driver.extract(job, root, work / f"{job['module'].replace(':', '_')}-{job['scope']}.tsv", work)
         say(f"  {job['module']}:{job['scope']}: javac {len(refs)} references")
@@ -113,12 +114,12 @@ def pybridge_sites(facade: Facade, name: str) -> tuple[set[Site] | None, str]:
             return sites, ""
 
 
-def run(root: Path, state: Path, members: int, seed: int, release_api: bool, say=print) -> dict:
+def run(root: Path, state: Path, members: int, seed: int, running_jdk_api: bool = False, say=print) -> dict:
     root, state = root.resolve(), state.resolve()
     if not store_path(state).exists() or Store.open(store_path(state)).current_generation() is None:
         say(f"syncing {root}")
         sync(root, state_dir=state)
-    truth = javac_library_refs(root, state, Path(tempfile.mkdtemp(prefix="libusages-")), release_api, say)
+    truth = javac_library_refs(root, state, Path(tempfile.mkdtemp(prefix="libusages-")), running_jdk_api, say)
     targets = sorted(t for t in truth if query_name(t))
     sample = random.Random(seed).sample(targets, min(members, len(targets)))
     found = expected = reported = 0
@@ -151,10 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("state", type=Path)
     ap.add_argument("--members", type=int, default=200)
     ap.add_argument("--seed", type=int, default=26)
-    ap.add_argument("--release-api", action="store_true")
+    ap.add_argument("--running-jdk-api", action="store_true",
+                    help="javac binds against the running JDK's API (-source/-target), not the release's")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
-    result = run(a.root, a.state, a.members, a.seed, a.release_api)
+    result = run(a.root, a.state, a.members, a.seed, a.running_jdk_api)
     text = json.dumps(result, indent=1)
     if a.out:
         a.out.write_text(text)
