@@ -175,7 +175,7 @@ def git_head(root: Path) -> str | None:
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
-         force: bool = False, build_tool: str = AUTO) -> SyncResult:
+         force: bool = False, build_tool: str = AUTO, collect: bool = True) -> SyncResult:
     """Index what changed in the workspace at `root` and publish a new generation.
 
     Phases, in order: read the build files (the build system `build_tool`
@@ -191,7 +191,9 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     and its cursors stay valid). `force=True` re-indexes every file.
     `worker`: a started worker to reuse (the live index keeps one warm);
     otherwise one is started and closed here. `keep`: how many published
-    generations to retain (default 3, or PYBRIDGE_KEEP_GENERATIONS).
+    generations to retain (default 3, or PYBRIDGE_KEEP_GENERATIONS). `collect=False`: the
+    publish leaves the generations beyond those to the next writer (the live index collects once
+    the catch-up's waiters are woken; any writer's open or stage collects).
     """
     run = _Run(Path(root).resolve(), progress or (lambda _event: None), time.perf_counter())
     run.state = state_dir_for(run.root, state_dir)
@@ -245,7 +247,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     return _unchanged(run, store, previous, snap, inputs)
                 _settle_agents(worker, inputs, classpaths)
                 meta = _begun(run, inputs)
-                with store.stage(snap.to_json(), meta.to_json()) as staging:
+                with store.stage(snap.to_json(), meta.to_json(), collect=collect) as staging:
                     with _fewer_collections():
                         staged = _index(run, worker, staging, inputs, todo, reader)
                     if reader is not None:

@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
 from pybridge.sync import snapshot as snapshot_module
+from pybridge.sync.lock import SyncLock
 from pybridge.sync.planner import forget_placements
 from pybridge.sync.snapshot import any_change, changes, take
 from pybridge.workspace import load_workspace
@@ -811,3 +813,91 @@ def test_a_cached_source_file_is_checked_by_stat_once_per_freshness_proof(reacto
         assert after.changed == (NAMES,) and after.proof is None
         lines = sources.lines(NAMES, "UTF-8", after.proof)
         assert lines is not None and "    static int now;" in lines and sources.stats == 3
+
+
+# ------------------------------------------------------------ after the answer (PYBRIDGE_LIVE_AFTER_ANSWER)
+
+
+class _PausedNote(LiveIndex):
+    """A live index whose last-edit diff waits for `release` (to look at what happens meanwhile)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.noting = threading.Event()
+        self.release = threading.Event()
+
+    def _note_last_edit(self, t, before, after) -> None:
+        self.noting.set()
+        assert self.release.wait(WAIT)
+        super()._note_last_edit(t, before, after)
+
+
+def _published_numbers(root: Path, home: Path) -> list[int]:
+    """The published generations kept in the store, read without collecting (a reader never does)."""
+    store = Store.open(store_path(home_state(root, home)), readonly=True)
+    try:
+        return sorted(g.number for g in store.generations())
+    finally:
+        store.close()
+
+
+def test_a_catch_up_answers_before_its_last_edit_diff_and_collection_and_status_waits_for_the_diff(
+        reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    monkeypatch.delenv("PYBRIDGE_LIVE_AFTER_ANSWER", raising=False)
+    settings = {"heap": "1g", "fresh_wait_s": WAIT, "prewarm": False}
+    live = _PausedNote([("reactor", root, home_state(root, home))], LiveConfig(**settings))
+    with live:
+        live.watcher.close()            # only the query's demand starts the catch-up
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)     # returns while the diff waits
+        assert outcome.state == "fresh" and outcome.generation == 2
+        assert live.noting.is_set()
+        # published without collecting: generation 1 is still there, beyond the one kept
+        assert _published_numbers(root, home) == [1, 2]
+        described: list = []
+        status = threading.Thread(target=lambda: described.append(live.describe(root)))
+        status.start()
+        status.join(0.2)
+        assert not described            # status waits for the diff of the edit it shows
+        live.release.set()
+        status.join(WAIT)
+        assert described and described[0]["lastEdit"]["generation"] == 2
+        assert described[0]["lastEdit"]["previous"] == 1
+        _wait(live, lambda: not live.targets[root].noting)
+    assert _published_numbers(root, home) == [2]    # collected after the answer
+
+
+def test_with_the_switch_off_a_catch_up_diffs_and_collects_before_it_answers(reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    monkeypatch.setenv("PYBRIDGE_LIVE_AFTER_ANSWER", "0")
+    with _live(root, home) as live:
+        live.watcher.close()
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2
+        assert _published_numbers(root, home) == [2]     # collected by the publish, before the answer
+        # (keeping one generation, the diff then finds generation 1 gone: no last edit; after the
+        # answer, the diff runs before the collection and has it, as the test above shows)
+        assert live.targets[root].last_edit is None
+
+
+def test_the_collection_after_the_answer_leaves_a_store_alone_while_a_sync_holds_its_lock(reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    state = home_state(root, home)
+    sync(root, state_dir=state, collect=False, force=True)
+    assert _published_numbers(root, home) == [1, 2]
+    live = LiveIndex([("reactor", root, state)], LiveConfig(heap="1g", fresh_wait_s=WAIT, prewarm=False,
+                                                                watch=False))
+    lock = SyncLock(state)
+    lock.acquire(wait=False)
+    try:
+        live._collect(live.targets[root])
+        assert _published_numbers(root, home) == [1, 2]
+    finally:
+        lock.release()
+    live._collect(live.targets[root])
+    assert _published_numbers(root, home) == [2]
