@@ -93,6 +93,15 @@ log = logging.getLogger("pybridge.live")
 SyncFunction = Callable[..., Any]
 
 AFTER_ANSWER_ENV = "PYBRIDGE_LIVE_AFTER_ANSWER"
+SWEEP_BY_EVENTS_ENV = "PYBRIDGE_SWEEP_BY_EVENTS"
+
+
+def sweep_by_events() -> bool:
+    """Whether a catch-up's sync takes the inotify barrier's unchanged count for its end-of-run sweep,
+    and the first query on what it published takes the count as of which the files matched for its
+    own (PYBRIDGE_SWEEP_BY_EVENTS, on by default)."""
+    return switches.enabled(SWEEP_BY_EVENTS_ENV, "sweep the files before each catch-up publishes, and again "
+                                                  "in the first exact query on what it published")
 
 
 def after_answer() -> bool:
@@ -174,6 +183,7 @@ class Target:
     first: _FirstRun | None = None           # the background first sync of a never-synced workspace
     last_edit: dict[str, Any] | None = None  # what the last published catch-up changed (edits.lastedit.summary)
     after: tuple[int | None, int] | None = None   # (before, after) generations whose follow-up work is due
+    proof: tuple[int, int] | None = None     # (generation, barrier count as of which its files matched)
     noting: bool = False                     # that work runs (describe waits for its `last_edit`)
 
     def __post_init__(self) -> None:
@@ -349,6 +359,15 @@ class LiveIndex:
             return None
         return barrier.epoch(str(root), snapshot.source_roots, snapshot.build_files, snapshot.places)
 
+    def proven(self, root: Path) -> tuple[int, int] | None:
+        """(generation, barrier count) when the last catch-up published that generation with its files
+        matching its snapshot as of that count (`sync`'s `epoch`); None otherwise."""
+        t = self.targets.get(Path(root))
+        if t is None or not sweep_by_events():
+            return None
+        with self.cond:
+            return t.proof
+
     def _proof(self, root: Path) -> str:
         """How exact queries know the files match: `events` (the inotify counter) or `stat` (a sweep)."""
         with self._barrier_lock:
@@ -523,6 +542,8 @@ class LiveIndex:
         later = after_answer() and current is not None
         if later:
             extra["collect"] = False     # `_collect`, once the waiters are woken
+        if current is not None and sweep_by_events():
+            extra["epoch"] = lambda snap: self.epoch(t.root, snap)
         attempts = 2            # a worker that died under the sync gets one retry with a fresh child
         while True:
             attempts -= 1
@@ -543,6 +564,9 @@ class LiveIndex:
                 return self._changed(t, number, exc) or self._failed(t, number, exc)
             self._load_scope(t)
             published = getattr(result, "published", False)
+            proven = getattr(result, "epoch", None)
+            with self.cond:
+                t.proof = (result.generation, proven) if published and proven is not None else None
             if later and published:
                 t.after = (number, result.generation)      # `_after_answer`
             elif published and number is not None and result.generation != number:

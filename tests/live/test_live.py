@@ -901,3 +901,90 @@ def test_the_collection_after_the_answer_leaves_a_store_alone_while_a_sync_holds
         lock.release()
     live._collect(live.targets[root])
     assert _published_numbers(root, home) == [2]
+
+
+# ------------------------------------------------------- the barrier's count for a sweep (PYBRIDGE_SWEEP_BY_EVENTS)
+
+
+def _counting_sweeps(monkeypatch) -> list[str]:
+    """Who swept (`changes`): the sync's end-of-run check ("sync") or a query's freshness check ("query")."""
+    from pybridge.query import freshness
+    from pybridge.sync import pipeline
+
+    swept: list[str] = []
+    real = snapshot_module.changes
+
+    def counted(who):
+        def sweep(snap, *args, **kwargs):
+            swept.append(who)
+            return real(snap, *args, **kwargs)
+        return sweep
+
+    monkeypatch.setattr(pipeline.snapshots, "changes", counted("sync"))
+    monkeypatch.setattr(freshness, "changes", counted("query"))
+    return swept
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_a_catch_up_and_the_first_query_on_it_take_the_barriers_count_for_a_sweep(reactor, monkeypatch, switch):
+    from pybridge.query.freshness import Freshness
+
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_SWEEP_BY_EVENTS", switch)
+    with _live(root, home) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        fresh = Freshness(root)
+        fresh.live = live
+        assert not fresh.check(_current(root, home)).changed       # the barrier watches from here
+        swept = _counting_sweeps(monkeypatch)
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2
+        generation = _current(root, home)
+        check = fresh.check(generation)
+        assert not check.changed and not check.failed
+        if switch == "1":
+            assert swept == [] and check.proven and check.proof is not None
+            assert live.proven(root) == (2, check.epoch)
+        else:
+            assert swept == ["sync", "query"] and not check.proven
+            assert live.proven(root) is None
+        # an edit after the catch-up ends the proof: the next check sweeps and sees it
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int later;")
+        after = fresh.check(generation)
+        assert after.changed == (NAMES,) and not after.proven
+
+
+def test_an_edit_while_a_catch_up_indexes_is_seen_by_its_end_of_run_check_with_the_barrier_on(reactor, monkeypatch):
+    """The barrier's count moved during the sync: the end-of-run check sweeps, finds the edit, and the
+    sync publishes nothing (the catch-up runs again); never a generation that misses the edit."""
+    root, home = reactor
+    monkeypatch.delenv("PYBRIDGE_SWEEP_BY_EVENTS", raising=False)
+    edited = []
+
+    def sync_and_edit_while_indexing(*args, **kwargs):
+        if not edited:
+            progress = kwargs.get("progress")
+
+            def on_event(event):
+                if event.get("phase") == "index" and not edited:
+                    edited.append(True)
+                    edit(root, NAMES, "public final class Names {",
+                         "public final class Names {\n    static int during;")
+                if progress is not None:
+                    progress(event)
+            kwargs["progress"] = on_event
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=sync_and_edit_while_indexing) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        from pybridge.query.freshness import Freshness
+        fresh = Freshness(root)
+        fresh.live = live
+        assert not fresh.check(_current(root, home)).changed
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and edited
+    current = _current(root, home)
+    assert current.snapshot["files"][NAMES][0] == (root / NAMES).stat().st_size
+    assert current.snapshot["files"][APP][0] == (root / APP).stat().st_size
