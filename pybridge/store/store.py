@@ -343,7 +343,7 @@ class Store:
                 f"repeat the query on the current generation.",
                 reason="not_kept", generation=generation,
             )
-        return Reader(conn, info, self._checkin, self._generation_cache)
+        return Reader(conn, info, self._checkin, self._generation_cache, store=str(self.path))
 
     def _select(self, conn: sqlite3.Connection, generation: int | None, checkout: str) -> GenerationInfo | None:
         """The generation's row, read again only when the database changed since this connection last
