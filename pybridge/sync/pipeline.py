@@ -222,14 +222,14 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             if worker is None:
                 worker = Worker(heap) if heap else Worker()
             starter = _early_start(worker, system, run.root, previous, force)
+            before = snapshots.Snapshot.from_json(run.root, previous.snapshot) if previous is not None else None
+            if epoch is not None and before is not None:
+                run.epoch = epoch, epoch(before)    # before any input is read (the build files included)
             run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
             t_load = time.perf_counter()
             workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
                                     progress=lambda message: run.say({"phase": "build", "message": message}))
             run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
-            before = snapshots.Snapshot.from_json(run.root, previous.snapshot) if previous is not None else None
-            if epoch is not None and before is not None:
-                run.epoch = epoch, epoch(before)    # before any file is read
             snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace),
                                   previous=before)
             run.timings["fingerprint"] = time.perf_counter() - run.t0
