@@ -43,7 +43,8 @@ diff ran before the wait ended; the next catch-up runs after both, on the same t
 Before a catch-up syncs, it compares the workspace with the current
 generation by `stat` (`pybridge.sync.snapshot.changes`: which hashes a file
 whose size and mtime were kept by an edit, and looks at the places where a
-source root can appear): when nothing differs (an edit reverted, a file
+source root can appear), or, where the last catch-up left a barrier count
+that has not moved since, by that count (`PYBRIDGE_SWEEP_BY_EVENTS`): when nothing differs (an edit reverted, a file
 touched and rewritten identically that the last sync already saw) it
 publishes nothing. A generation whose snapshot predates those places is
 synced once, which brings it up to date.
@@ -534,7 +535,7 @@ class LiveIndex:
                 snap = Snapshot.from_json(t.root, snapshot)
                 # a snapshot older than `places` and `ctimes` cannot see a new source root or a kept-stat
                 # edit: one sync brings it up to date
-                if not snap.legacy and not any_change(snap):
+                if not snap.legacy and (self._still_proven(t, number, snap) or not any_change(snap)):
                     return {"outcome": "unchanged", "generation": number}, None
             except Exception:  # an unreadable snapshot: let the sync decide
                 log.debug("stat comparison failed for %s", t.root, exc_info=True)
@@ -573,6 +574,16 @@ class LiveIndex:
                 self._note_last_edit(t, number, result.generation)
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
+
+    def _still_proven(self, t: Target, number: int, snap: Snapshot) -> bool:
+        """Whether the catch-up that published generation `number` found its files matching as of a barrier
+        count that has not moved since (`sync`'s `epoch`): no input changed, as the stat check would find.
+        The watcher's event of the edit that catch-up indexed asks for one more catch-up, which is this."""
+        if not sweep_by_events():
+            return False
+        with self.cond:
+            proof = t.proof
+        return proof is not None and proof[0] == number and self.epoch(t.root, snap) == proof[1]
 
     def _note_last_edit(self, t: Target, before: int, after: int) -> None:
         """Keep the binding diff of what the catch-up published (`pybridge.edits.lastedit`): from the

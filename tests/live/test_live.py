@@ -988,3 +988,37 @@ def test_an_edit_while_a_catch_up_indexes_is_seen_by_its_end_of_run_check_with_t
     current = _current(root, home)
     assert current.snapshot["files"][NAMES][0] == (root / NAMES).stat().st_size
     assert current.snapshot["files"][APP][0] == (root / APP).stat().st_size
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_the_watchers_catch_up_after_a_published_one_is_unchanged_by_the_barriers_count(reactor, monkeypatch, switch):
+    """The edit's own event asks for one more catch-up after the one that indexed it: with the barrier's
+    count unmoved since that one's proof it says unchanged without a sweep (PYBRIDGE_SWEEP_BY_EVENTS=0:
+    by one)."""
+    from pybridge.live import index as index_module
+
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_SWEEP_BY_EVENTS", switch)
+    checks: list[bool] = []
+    real = index_module.any_change
+
+    def counted(snap):
+        checks.append(real(snap))
+        return checks[-1]
+
+    monkeypatch.setattr(index_module, "any_change", counted)
+    with _live(root, home) as live:
+        live.watcher.close()            # only what this test asks for starts a catch-up
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing and not target.pending)
+        live.epoch(root, snapshot_module.Snapshot.from_json(root, _current(root, home).snapshot))  # watching
+        add_a_call_to_normalize(root)
+        assert live.wait_fresh(root).state == "fresh"
+        checks.clear()
+        live.notice(root)               # as the watcher's event of that edit does
+        _wait(live, lambda: not target.pending and not target.syncing)
+        assert target.last["outcome"] == "unchanged" and target.last["generation"] == 2
+        assert checks == ([] if switch == "1" else [False])
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int next;")
+        assert live.wait_fresh(root).generation == 3      # a moved count: checked by stat, and synced
+        assert True in checks
