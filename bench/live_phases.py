@@ -22,6 +22,7 @@ the next run (a full sync of hibernate-core takes a minute or more on a loaded m
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -108,7 +109,10 @@ def run(root: Path, state: Path, edits: int, seed: int, compare: list[str], meth
                     total = time.process_time() - c0
                     last = live.targets[root].last_sync or {}
                     ok = not is_error and answer["meta"]["generation"] > generation
-                    rows.append({"file": rel, "switches": mode, "ok": ok, "seconds": round(wall, 4),
+                    # the answer without what names the generation and the time: equal off and on
+                    kept = {k: v for k, v in answer.items() if k not in ("meta", "generated_at", "checked_at")}
+                    digest = hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:16]
+                    rows.append({"file": rel, "switches": mode, "ok": ok, "seconds": round(wall, 4), "answer": digest,
                                  "answer_cpu": round(cpu, 4), "total_cpu": round(total, 4),
                                  "sync_seconds": last.get("syncSeconds"), "load": os.getloadavg()[0]})
                     print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
@@ -118,7 +122,11 @@ def run(root: Path, state: Path, edits: int, seed: int, compare: list[str], meth
 
 
 def summary(rows: list[dict]) -> dict:
-    out = {}
+    out: dict = {}
+    pairs = [(a, b) for a, b in zip(rows[::2], rows[1::2], strict=False)
+             if a["file"] == b["file"] and a["switches"] == "off"]
+    if pairs:
+        out["answers_equal_off_on"] = f"{sum(a['answer'] == b['answer'] for a, b in pairs)} of {len(pairs)}"
     for mode in sorted({r["switches"] for r in rows}):
         got = [r for r in rows if r["switches"] == mode and r["ok"]]
         if not got:
