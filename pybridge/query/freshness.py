@@ -142,6 +142,8 @@ class LiveHook(Protocol):
 
     def epoch(self, root: Path, snapshot: Snapshot) -> int | None: ...
 
+    def proven(self, root: Path) -> tuple[int, int] | None: ...
+
     def first_sync(self, root: Path) -> FirstSync | None: ...
 
     def wait_first_sync(self, root: Path, timeout: float) -> FirstSync | None: ...
@@ -171,6 +173,12 @@ class Freshness:
                 if (epoch is None and time.monotonic() - last.at < self.ttl
                         and not (live is not None and live.changed_since(self.root, last.at))):
                     return replace(last, reused=True, proof=None)
+            elif epoch is not None and live is not None and live.proven(self.root) == (generation.number, epoch):
+                # the catch-up that published this generation found its files matching as of this count
+                # (its sweep began after it was taken, or none was needed), and no input event came since
+                result = self._last = Check(generation.number, (), now_iso(), time.monotonic(), False, self,
+                                            reused=True, epoch=epoch, proven=True, proof=object())
+                return result
             failed = False
             at = time.monotonic()
             try:

@@ -111,7 +111,7 @@ class Staging:
 
     def __init__(self, *, conn: sqlite3.Connection, path: Path, lock: WriterLock, keep: int,
                  generation_id: int, meta: dict[str, Any], batch_rows: int, bulk: bool = False,
-                 checkout_id: int = 1) -> None:
+                 checkout_id: int = 1, collect: bool = True) -> None:
         self._conn = conn
         self.checkout_id = checkout_id
         self._path = path
@@ -119,6 +119,7 @@ class Staging:
         self._keep = keep
         self._meta = meta
         self._batch_rows = batch_rows
+        self._collect = collect     # collect after publishing (else the next writer does)
         self.generation_id = generation_id
         self.files_added = 0
         self.files_reused = 0
@@ -383,7 +384,8 @@ class Staging:
         self._state = "published"
         faults.hit("publish.after_commit")
         try:
-            gc.collect(conn, self._keep)
+            if self._collect:
+                gc.collect(conn, self._keep)
         except sqlite3.Error:
             pass  # published all the same; the next open or stage collects
         finally:

@@ -158,13 +158,14 @@ class Store:
 
     # writing ---------------------------------------------------------------
 
-    def stage(self, snapshot: dict[str, Any], meta: dict[str, Any]) -> Staging:
+    def stage(self, snapshot: dict[str, Any], meta: dict[str, Any], collect: bool = True) -> Staging:
         """Start a new, unpublished generation; raises StoreError when another
         sync holds the writer lock.
 
         `snapshot` is the input fingerprint (files, poms, classpath, release,
         indexer version); `meta` the sync's metadata (commit, generated_at,
-        limitations, modules…). Both are stored as JSON.
+        limitations, modules…). Both are stored as JSON. `collect=False`: the publish does not
+        collect (the next writer's open or stage does, or `gc`).
         """
         self._check_open()
         self._check_writer()
@@ -199,7 +200,7 @@ class Store:
         try:
             return Staging(conn=self._conn, path=self.path, lock=self._lock, keep=self.keep,
                            checkout_id=checkout_id, generation_id=generation_id, meta=json.loads(meta_json),
-                           batch_rows=self.batch_rows, bulk=bool(bulk))
+                           batch_rows=self.batch_rows, bulk=bool(bulk), collect=collect)
         except sqlite3.Error as exc:
             self._lock.release()
             raise error(self.path, "written", exc) from exc
@@ -342,7 +343,7 @@ class Store:
                 f"repeat the query on the current generation.",
                 reason="not_kept", generation=generation,
             )
-        return Reader(conn, info, self._checkin, self._generation_cache)
+        return Reader(conn, info, self._checkin, self._generation_cache, store=str(self.path))
 
     def _select(self, conn: sqlite3.Connection, generation: int | None, checkout: str) -> GenerationInfo | None:
         """The generation's row, read again only when the database changed since this connection last

@@ -64,6 +64,7 @@ from pybridge.workspace import (
 from pybridge.workspace.generated import generated_roots, is_generated, mark_generated
 
 Progress = Callable[[dict[str, Any]], None]
+Epoch = Callable[[snapshots.Snapshot], "int | None"]   # input events counted (see `sync`), None: no proof
 
 
 class StaleSnapshotError(PybridgeError):
@@ -95,6 +96,7 @@ class SyncResult:
     incremental: bool = False       # planned from the previous generation (else a full index)
     rounds: int = 0                 # indexing rounds (the edited files, then what they affect …)
     full_reason: str = ""           # why a full index: no previous generation, forced, …
+    epoch: int | None = None        # the `epoch` counter as of which the files matched the published snapshot
 
     @property
     def unchanged(self) -> bool:
@@ -175,7 +177,8 @@ def git_head(root: Path) -> str | None:
 def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online: bool = True,
          wait: bool = True, progress: Progress | None = None, worker: Worker | None = None,
          heap: str | None = None, maven_timeout: float = 300, keep: int | None = None,
-         force: bool = False, build_tool: str = AUTO) -> SyncResult:
+         force: bool = False, build_tool: str = AUTO, collect: bool = True,
+         epoch: Epoch | None = None) -> SyncResult:
     """Index what changed in the workspace at `root` and publish a new generation.
 
     Phases, in order: read the build files (the build system `build_tool`
@@ -191,7 +194,14 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
     and its cursors stay valid). `force=True` re-indexes every file.
     `worker`: a started worker to reuse (the live index keeps one warm);
     otherwise one is started and closed here. `keep`: how many published
-    generations to retain (default 3, or PYBRIDGE_KEEP_GENERATIONS).
+    generations to retain (default 3, or PYBRIDGE_KEEP_GENERATIONS). `collect=False`: the
+    publish leaves the generations beyond those to the next writer (the live index collects once
+    the catch-up's waiters are woken; any writer's open or stage collects).
+    `epoch`: a counter of the input events since some start (the live index's inotify barrier,
+    `pybridge.live.barrier`), None where it proves nothing; taken before the files are
+    fingerprinted and again before publishing, an unchanged count stands for the end-of-run sweep
+    (no input changed meanwhile), and the result's `epoch` is the count as of which the files
+    matched the published snapshot (the first query on it need not sweep again).
     """
     run = _Run(Path(root).resolve(), progress or (lambda _event: None), time.perf_counter())
     run.state = state_dir_for(run.root, state_dir)
@@ -212,12 +222,14 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
             if worker is None:
                 worker = Worker(heap) if heap else Worker()
             starter = _early_start(worker, system, run.root, previous, force)
+            before = snapshots.Snapshot.from_json(run.root, previous.snapshot) if previous is not None else None
+            if epoch is not None and before is not None:
+                run.epoch = epoch, epoch(before)    # before any input is read (the build files included)
             run.say({"phase": "workspace", "message": f"reading the {system.wording.build_files} under {run.root}"})
             t_load = time.perf_counter()
             workspace = system.load(run.root, state_dir=run.state, allow_online=allow_online, timeout=maven_timeout,
                                     progress=lambda message: run.say({"phase": "build", "message": message}))
             run.timings["load"] = time.perf_counter() - t_load   # Maven: the POMs; Gradle: its run (in `fingerprint`)
-            before = snapshots.Snapshot.from_json(run.root, previous.snapshot) if previous is not None else None
             snap = snapshots.take(workspace, indexer_version=INDEXER_VERSION, build_files=system.inputs(workspace),
                                   previous=before)
             run.timings["fingerprint"] = time.perf_counter() - run.t0
@@ -245,7 +257,7 @@ def sync(root: Path | str, *, state_dir: Path | str | None = None, allow_online:
                     return _unchanged(run, store, previous, snap, inputs)
                 _settle_agents(worker, inputs, classpaths)
                 meta = _begun(run, inputs)
-                with store.stage(snap.to_json(), meta.to_json()) as staging:
+                with store.stage(snap.to_json(), meta.to_json(), collect=collect) as staging:
                     with _fewer_collections():
                         staged = _index(run, worker, staging, inputs, todo, reader)
                     if reader is not None:
@@ -294,6 +306,8 @@ class _Run:
     t0: float
     state: Path = Path()
     timings: dict[str, float] = field(default_factory=dict)
+    epoch: tuple[Epoch, int | None] | None = None   # the `epoch` function and its count before the fingerprint
+    proven: int | None = None                       # the count as of which the files matched the published snapshot
 
 
 @dataclass
@@ -702,8 +716,13 @@ def _publish(run: _Run, staging: Staging, snap: snapshots.Snapshot, meta: Genera
     """Check that no input changed while the sync ran, then publish in one transaction."""
     run.say({"phase": "check", "message": "checking that no input changed during the sync"})
     t = time.perf_counter()
-    changed = snapshots.changes(snap)
+    count = run.epoch[0](snap) if run.epoch is not None else None
+    if count is not None and run.epoch is not None and count == run.epoch[1]:
+        changed: list[str] = []     # no input event since before the fingerprint: nothing to sweep
+    else:
+        changed = snapshots.changes(snap)   # a sweep that began after `count` was taken
     run.timings["sweep"] = time.perf_counter() - t
+    run.proven = count
     if changed:
         raise StaleSnapshotError(changed)
     faults.hit("sync.before_publish")
@@ -780,4 +799,4 @@ def _result(run: _Run, store: Store, number: int, inputs: _Inputs, staged: _Stag
                       [s.to_json() for s in meta.scopes], [lim.to_json() for lim in meta.limitations],
                       staged.reused, run.timings, published=True,
                       reindexed_files=staged.reindexed, incremental=not todo.full, rounds=staged.rounds,
-                      full_reason=todo.why)
+                      full_reason=todo.why, epoch=run.proven)

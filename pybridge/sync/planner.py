@@ -82,6 +82,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -450,6 +451,8 @@ def forget_placements() -> None:
     """Empty the placement cache (tests; a process that wants its memory back)."""
     _PACKAGES.clear()
     _NAMES.clear()
+    with _PATCHED_LOCK:
+        _PATCHED.clear()
 
 
 def _remember(cache: dict[tuple[str, str], Any], key: tuple[str, str], value: object) -> None:
@@ -465,48 +468,34 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
     the sync's snapshot recorded), a content read before in this process is not read again
     (`_PACKAGES`; PYBRIDGE_PLACEMENT_CACHE=0 reads every file): an edit's sync reads the edited
     files, not the module. A file whose bytes changed since the snapshot fails the sync as stale
-    when it is staged or at the end-of-run check, so the snapshot's digest names what is indexed."""
-    out = Placement()
+    when it is staged or at the end-of-run check, so the snapshot's digest names what is indexed.
+
+    With digests, the placement is patched from the one this process made last for the same
+    source roots and encodings (`_Patched`; PYBRIDGE_PLACEMENT_PATCH=0 builds it over every file):
+    only the files whose path, module, scope or digest changed are looked at again (on a 6,000-file
+    module the loop over every file was about 0.05 s of each catch-up)."""
     if not placement_cache_enabled():
         digests = None
-    declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
     prefixes = {job: [os.path.join(str(root), "") for root in job_roots] for job, job_roots in roots.items()}
     codecs_of = {job: _codec(encoding) for job, encoding in encodings.items()}
+    if digests is not None and placement_patch_enabled():
+        key = (tuple(sorted((job, tuple(p)) for job, p in prefixes.items())), tuple(sorted(codecs_of.items())))
+        with _PATCHED_LOCK:
+            state = _PATCHED.pop(key, None) or _Patched()
+            _PATCHED[key] = state           # the most recently used last
+            while len(_PATCHED) > PATCHED_KEPT:
+                _PATCHED.pop(next(iter(_PATCHED)))
+            return state.update(files, prefixes, codecs_of, digests)
+    out = Placement()
+    declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
     for rel, entry in files.items():
         job = (entry.module, entry.scope)
-        codec = codecs_of.get(job, "utf-8")
-        folder = os.path.dirname(entry.abs_path) + "/"
-        folders = {folder[len(prefix):] for prefix in prefixes.get(job, ()) if folder.startswith(prefix)}
-        digest = digests.get(rel) if digests is not None else None
-        key = (digest or "", codec)
-        if digest is not None and key in _PACKAGES:
-            package = _PACKAGES[key]
-        else:
-            try:
-                package = _package_of(entry.abs_path, codec)
-                if digest is not None:
-                    _remember(_PACKAGES, key, package)
-            except OSError:
-                package = None        # gone or unreadable: the sync finds it stale or skips it
-        if package is None:
+        misplaced, names, _cacheable = _place(entry, prefixes.get(job, ()), codecs_of.get(job, "utf-8"),
+                                              digests.get(rel) if digests is not None else None)
+        if misplaced:
             out.misplaced.setdefault(job, set()).add(rel)
-            continue
-        folder = package.replace(".", "/") + "/" if package else ""
-        names = {os.path.basename(entry.abs_path).removesuffix(".java")}
-        if folder not in folders:
-            out.misplaced.setdefault(job, set()).add(rel)
-            found = _NAMES.get(key) if digest is not None else None
-            if found is None:
-                try:
-                    found = frozenset(_TYPE_NAME.findall(
-                        Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
-                    if digest is not None:
-                        _remember(_NAMES, key, found)
-                except OSError:
-                    found = frozenset()
-            names |= found
         for name in names:
-            declared.setdefault(job, {}).setdefault(folder + name, set()).add(rel)
+            declared.setdefault(job, {}).setdefault(name, set()).add(rel)
     for job, paths in out.misplaced.items():
         out.along[job] = set(paths)
     for job, by_name in declared.items():
@@ -514,6 +503,120 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
             if len(paths) > 1:
                 out.along.setdefault(job, set()).update(paths)
     return out
+
+
+def _place(entry: FileEntry, prefixes: Iterable[str], codec: str,
+           digest: str | None) -> tuple[bool, tuple[str, ...], bool]:
+    """One file's part of the placement: (misplaced, the "p/q/Name" types it may declare, whether
+    that can be kept for its digest: False when the file could not be read)."""
+    folder = os.path.dirname(entry.abs_path) + "/"
+    folders = {folder[len(prefix):] for prefix in prefixes if folder.startswith(prefix)}
+    key = (digest or "", codec)
+    cacheable = True
+    if digest is not None and key in _PACKAGES:
+        package = _PACKAGES[key]
+    else:
+        try:
+            package = _package_of(entry.abs_path, codec)
+            if digest is not None:
+                _remember(_PACKAGES, key, package)
+        except OSError:
+            package, cacheable = None, False    # gone or unreadable: the sync finds it stale or skips it
+    if package is None:
+        return True, (), cacheable
+    folder = package.replace(".", "/") + "/" if package else ""
+    names = {os.path.basename(entry.abs_path).removesuffix(".java")}
+    misplaced = folder not in folders
+    if misplaced:
+        found = _NAMES.get(key) if digest is not None else None
+        if found is None:
+            try:
+                found = frozenset(_TYPE_NAME.findall(
+                    Path(entry.abs_path).read_bytes().decode(codec, errors="replace")))
+                if digest is not None:
+                    _remember(_NAMES, key, found)
+            except OSError:
+                found, cacheable = frozenset(), False
+        names |= found
+    return misplaced, tuple(sorted(folder + name for name in names)), cacheable
+
+
+PLACEMENT_PATCH_ENV = "PYBRIDGE_PLACEMENT_PATCH"
+PATCHED_KEPT = 8        # placements kept per process (one per served workspace's roots and encodings)
+
+
+def placement_patch_enabled() -> bool:
+    """Whether a placement is patched from the last one of the same roots and encodings
+    (PYBRIDGE_PLACEMENT_PATCH, default 1)."""
+    return switches.enabled(PLACEMENT_PATCH_ENV, "build each incremental sync's placement over every file")
+
+
+class _Patched:
+    """The last placement made for one set of source roots and encodings, with each file's part
+    (`_place`), so that the next is patched where files differ. A part depends only on the file's
+    path, its module and scope (their roots and codec are the key) and its digest (the content it
+    read, content-addressed): while those are the same, so is the part."""
+
+    def __init__(self) -> None:
+        self.inputs: dict[str, tuple[str, str, str, str | None]] = {}   # rel -> (module, scope, path, digest)
+        self.parts: dict[str, tuple[bool, tuple[str, ...]]] = {}
+        self.misplaced: dict[Job, set[str]] = {}
+        self.declared: dict[Job, dict[str, set[str]]] = {}
+        self.twice: dict[Job, set[str]] = {}          # names that more than one file declares
+
+    def update(self, files: dict[str, FileEntry], prefixes: dict[Job, list[str]], codecs_of: dict[Job, str],
+               digests: Mapping[str, str]) -> Placement:
+        for rel in [rel for rel in self.inputs if rel not in files]:
+            self._drop(rel)
+        for rel, entry in files.items():
+            now = (entry.module, entry.scope, entry.abs_path, digests.get(rel))
+            was = self.inputs.get(rel)
+            if was == now and now[3] is not None:
+                continue
+            if was is not None:
+                self._drop(rel)
+            job = (entry.module, entry.scope)
+            misplaced, names, cacheable = _place(entry, prefixes.get(job, ()), codecs_of.get(job, "utf-8"), now[3])
+            self._add(rel, job, misplaced, names)
+            # a part read without its digest, or from a file that could not be read, is made again next time
+            self.inputs[rel] = now if cacheable else (*now[:3], None)
+        out = Placement({job: set(paths) for job, paths in self.misplaced.items() if paths})
+        for job, paths in out.misplaced.items():
+            out.along[job] = set(paths)
+        for job, twice in self.twice.items():
+            for name in twice:
+                out.along.setdefault(job, set()).update(self.declared[job][name])
+        return out
+
+    def _add(self, rel: str, job: Job, misplaced: bool, names: tuple[str, ...]) -> None:
+        self.parts[rel] = (misplaced, names)
+        if misplaced:
+            self.misplaced.setdefault(job, set()).add(rel)
+        by_name = self.declared.setdefault(job, {})
+        for name in names:
+            declarers = by_name.setdefault(name, set())
+            declarers.add(rel)
+            if len(declarers) == 2:
+                self.twice.setdefault(job, set()).add(name)
+
+    def _drop(self, rel: str) -> None:
+        module, scope, _path, _digest = self.inputs.pop(rel)
+        misplaced, names = self.parts.pop(rel)
+        job = (module, scope)
+        if misplaced:
+            self.misplaced[job].discard(rel)
+        by_name = self.declared[job]
+        for name in names:
+            declarers = by_name[name]
+            declarers.discard(rel)
+            if len(declarers) == 1:
+                self.twice[job].discard(name)
+            elif not declarers:
+                del by_name[name]
+
+
+_PATCHED: dict[tuple[Any, ...], _Patched] = {}
+_PATCHED_LOCK = threading.Lock()
 
 
 # Anything that may name a declared type (comments included: a superset).

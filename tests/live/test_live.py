@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from pybridge.live import LiveConfig, LiveIndex
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, store_path, sync
 from pybridge.sync import snapshot as snapshot_module
+from pybridge.sync.lock import SyncLock
 from pybridge.sync.planner import forget_placements
 from pybridge.sync.snapshot import any_change, changes, take
 from pybridge.workspace import load_workspace
@@ -811,3 +813,212 @@ def test_a_cached_source_file_is_checked_by_stat_once_per_freshness_proof(reacto
         assert after.changed == (NAMES,) and after.proof is None
         lines = sources.lines(NAMES, "UTF-8", after.proof)
         assert lines is not None and "    static int now;" in lines and sources.stats == 3
+
+
+# ------------------------------------------------------------ after the answer (PYBRIDGE_LIVE_AFTER_ANSWER)
+
+
+class _PausedNote(LiveIndex):
+    """A live index whose last-edit diff waits for `release` (to look at what happens meanwhile)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.noting = threading.Event()
+        self.release = threading.Event()
+
+    def _note_last_edit(self, t, before, after) -> None:
+        self.noting.set()
+        assert self.release.wait(WAIT)
+        super()._note_last_edit(t, before, after)
+
+
+def _published_numbers(root: Path, home: Path) -> list[int]:
+    """The published generations kept in the store, read without collecting (a reader never does)."""
+    store = Store.open(store_path(home_state(root, home)), readonly=True)
+    try:
+        return sorted(g.number for g in store.generations())
+    finally:
+        store.close()
+
+
+def test_a_catch_up_answers_before_its_last_edit_diff_and_collection_and_status_waits_for_the_diff(
+        reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    monkeypatch.delenv("PYBRIDGE_LIVE_AFTER_ANSWER", raising=False)
+    settings = {"heap": "1g", "fresh_wait_s": WAIT, "prewarm": False}
+    live = _PausedNote([("reactor", root, home_state(root, home))], LiveConfig(**settings))
+    with live:
+        live.watcher.close()            # only the query's demand starts the catch-up
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)     # returns while the diff waits
+        assert outcome.state == "fresh" and outcome.generation == 2
+        assert live.noting.is_set()
+        # published without collecting: generation 1 is still there, beyond the one kept
+        assert _published_numbers(root, home) == [1, 2]
+        described: list = []
+        status = threading.Thread(target=lambda: described.append(live.describe(root)))
+        status.start()
+        status.join(0.2)
+        assert not described            # status waits for the diff of the edit it shows
+        live.release.set()
+        status.join(WAIT)
+        assert described and described[0]["lastEdit"]["generation"] == 2
+        assert described[0]["lastEdit"]["previous"] == 1
+        _wait(live, lambda: not live.targets[root].noting)
+    assert _published_numbers(root, home) == [2]    # collected after the answer
+
+
+def test_with_the_switch_off_a_catch_up_diffs_and_collects_before_it_answers(reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    monkeypatch.setenv("PYBRIDGE_LIVE_AFTER_ANSWER", "0")
+    with _live(root, home) as live:
+        live.watcher.close()
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2
+        assert _published_numbers(root, home) == [2]     # collected by the publish, before the answer
+        # (keeping one generation, the diff then finds generation 1 gone: no last edit; after the
+        # answer, the diff runs before the collection and has it, as the test above shows)
+        assert live.targets[root].last_edit is None
+
+
+def test_the_collection_after_the_answer_leaves_a_store_alone_while_a_sync_holds_its_lock(reactor, monkeypatch):
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_KEEP_GENERATIONS", "1")
+    state = home_state(root, home)
+    sync(root, state_dir=state, collect=False, force=True)
+    assert _published_numbers(root, home) == [1, 2]
+    live = LiveIndex([("reactor", root, state)], LiveConfig(heap="1g", fresh_wait_s=WAIT, prewarm=False,
+                                                                watch=False))
+    lock = SyncLock(state)
+    lock.acquire(wait=False)
+    try:
+        live._collect(live.targets[root])
+        assert _published_numbers(root, home) == [1, 2]
+    finally:
+        lock.release()
+    live._collect(live.targets[root])
+    assert _published_numbers(root, home) == [2]
+
+
+# ------------------------------------------------------- the barrier's count for a sweep (PYBRIDGE_SWEEP_BY_EVENTS)
+
+
+def _counting_sweeps(monkeypatch) -> list[str]:
+    """Who swept (`changes`): the sync's end-of-run check ("sync") or a query's freshness check ("query")."""
+    from pybridge.query import freshness
+    from pybridge.sync import pipeline
+
+    swept: list[str] = []
+    real = snapshot_module.changes
+
+    def counted(who):
+        def sweep(snap, *args, **kwargs):
+            swept.append(who)
+            return real(snap, *args, **kwargs)
+        return sweep
+
+    monkeypatch.setattr(pipeline.snapshots, "changes", counted("sync"))
+    monkeypatch.setattr(freshness, "changes", counted("query"))
+    return swept
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_a_catch_up_and_the_first_query_on_it_take_the_barriers_count_for_a_sweep(reactor, monkeypatch, switch):
+    from pybridge.query.freshness import Freshness
+
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_SWEEP_BY_EVENTS", switch)
+    with _live(root, home) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        fresh = Freshness(root)
+        fresh.live = live
+        assert not fresh.check(_current(root, home)).changed       # the barrier watches from here
+        swept = _counting_sweeps(monkeypatch)
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and outcome.generation == 2
+        generation = _current(root, home)
+        check = fresh.check(generation)
+        assert not check.changed and not check.failed
+        if switch == "1":
+            assert swept == [] and check.proven and check.proof is not None
+            assert live.proven(root) == (2, check.epoch)
+        else:
+            assert swept == ["sync", "query"] and not check.proven
+            assert live.proven(root) is None
+        # an edit after the catch-up ends the proof: the next check sweeps and sees it
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int later;")
+        after = fresh.check(generation)
+        assert after.changed == (NAMES,) and not after.proven
+
+
+def test_an_edit_while_a_catch_up_indexes_is_seen_by_its_end_of_run_check_with_the_barrier_on(reactor, monkeypatch):
+    """The barrier's count moved during the sync: the end-of-run check sweeps, finds the edit, and the
+    sync publishes nothing (the catch-up runs again); never a generation that misses the edit."""
+    root, home = reactor
+    monkeypatch.delenv("PYBRIDGE_SWEEP_BY_EVENTS", raising=False)
+    edited = []
+
+    def sync_and_edit_while_indexing(*args, **kwargs):
+        if not edited:
+            progress = kwargs.get("progress")
+
+            def on_event(event):
+                if event.get("phase") == "index" and not edited:
+                    edited.append(True)
+                    edit(root, NAMES, "public final class Names {",
+                         "public final class Names {\n    static int during;")
+                if progress is not None:
+                    progress(event)
+            kwargs["progress"] = on_event
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=sync_and_edit_while_indexing) as live:
+        assert live.watcher is not None and live.watcher.ready.wait(WAIT)
+        from pybridge.query.freshness import Freshness
+        fresh = Freshness(root)
+        fresh.live = live
+        assert not fresh.check(_current(root, home)).changed
+        add_a_call_to_normalize(root)
+        outcome = live.wait_fresh(root)
+        assert outcome.state == "fresh" and edited
+    current = _current(root, home)
+    assert current.snapshot["files"][NAMES][0] == (root / NAMES).stat().st_size
+    assert current.snapshot["files"][APP][0] == (root / APP).stat().st_size
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_the_watchers_catch_up_after_a_published_one_is_unchanged_by_the_barriers_count(reactor, monkeypatch, switch):
+    """The edit's own event asks for one more catch-up after the one that indexed it: with the barrier's
+    count unmoved since that one's proof it says unchanged without a sweep (PYBRIDGE_SWEEP_BY_EVENTS=0:
+    by one)."""
+    from pybridge.live import index as index_module
+
+    root, home = reactor
+    monkeypatch.setenv("PYBRIDGE_SWEEP_BY_EVENTS", switch)
+    checks: list[bool] = []
+    real = index_module.any_change
+
+    def counted(snap):
+        checks.append(real(snap))
+        return checks[-1]
+
+    monkeypatch.setattr(index_module, "any_change", counted)
+    with _live(root, home) as live:
+        live.watcher.close()            # only what this test asks for starts a catch-up
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing and not target.pending)
+        live.epoch(root, snapshot_module.Snapshot.from_json(root, _current(root, home).snapshot))  # watching
+        add_a_call_to_normalize(root)
+        assert live.wait_fresh(root).state == "fresh"
+        checks.clear()
+        live.notice(root)               # as the watcher's event of that edit does
+        _wait(live, lambda: not target.pending and not target.syncing)
+        assert target.last["outcome"] == "unchanged" and target.last["generation"] == 2
+        assert checks == ([] if switch == "1" else [False])
+        edit(root, NAMES, "public final class Names {", "public final class Names {\n    static int next;")
+        assert live.wait_fresh(root).generation == 3      # a moved count: checked by stat, and synced
+        assert True in checks
