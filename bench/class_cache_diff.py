@@ -8,7 +8,7 @@ syncs, as `serve` does), then makes the same series of one-file edits to both (a
 body, an added method, in turn, on much-used files) and syncs both after each edit. After the first
 sync and after every edit it compares the two generations file by file (`generation_digests`: every
 fact of every file) and prints the files that differ; it exits with 1 if any did. Each worker's JVM
-CPU seconds per sync are printed too (the on side's first sync also fills the cache).
+CPU seconds per sync and peak RSS so far are printed too (the on side's first sync also fills the cache).
 """
 
 from __future__ import annotations
@@ -65,6 +65,15 @@ def jvm_seconds(w: Worker) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def peak_rss_mb(w: Worker) -> float:
+    """The worker's peak resident set so far (VmHWM), in MB."""
+    with open(f"/proc/{w.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workspace", default="guava", choices=sorted(FILES))
@@ -91,7 +100,8 @@ def main() -> None:
                     t = time.perf_counter()
                     r = sync(root, state_dir=state, worker=workers[side])
                     row[side] = {"seconds": round(time.perf_counter() - t, 3), "reindexed": r.reindexed_files,
-                                 "jvm_cpu": round(jvm_seconds(workers[side]) - before, 3)}
+                                 "jvm_cpu": round(jvm_seconds(workers[side]) - before, 3),
+                                 "peak_rss_mb": peak_rss_mb(workers[side])}
                 os.environ.pop("PYBRIDGE_CLASS_CACHE", None)
                 a = generation_digests(store_path(sides["off"][1]))
                 b = generation_digests(store_path(sides["on"][1]))

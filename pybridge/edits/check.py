@@ -388,7 +388,8 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
                                classpath=list(scope.classpath), release=release, encoding=encoding,
-                               api=str(scope.api or ""))     # the API the generation was bound against
+                               api=str(scope.api or ""),     # the API the generation was bound against
+                               cache_roots=[str(p) for p in env.sourcepath(job)])    # what the shadows stand for
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:

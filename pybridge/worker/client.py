@@ -215,6 +215,9 @@ class IndexRequest:
     secondary_type_cache: bool = field(default_factory=secondary_type_cache)
     # the warm JVM serves unchanged files' types from the class files it kept (PYBRIDGE_CLASS_CACHE)
     class_cache: bool = field(default_factory=class_cache)
+    # the source roots the sourcepath entries stand for, for the class cache (a check's shadow roots
+    # stand for the workspace's: pybridge.edits.overlay); None: the sourcepath itself
+    cache_roots: list[str] | None = None
 
     def as_message(self) -> dict[str, Any]:
         return {
@@ -227,6 +230,7 @@ class IndexRequest:
             "javadoc": self.javadoc,
             "secondary_type_cache": self.secondary_type_cache,
             "class_cache": self.class_cache,
+            "cache_roots": None if self.cache_roots is None else [str(p) for p in self.cache_roots],
         }
 
 

@@ -33,7 +33,8 @@ SOURCES = {
                    "    Fn<String, Integer> f = String::length; Fn<Shape, Double> g = Shape::area;\n"
                    "    Base.Nested n = new Base.Nested(); Base<String>.Inner in = i.new Inner();\n"
                    "    i.set(\"x\"); s.compareTo(i);\n"
-                   "    return op.apply(1, 2) + Op.valueOf(0).apply(3, 4) + Op.valueOf(\"PLUS\").ordinal() + f.call(i.get())\n"
+                   "    return op.apply(1, 2) + Op.valueOf(0).apply(3, 4) + Op.valueOf(\"PLUS\").ordinal()\n"
+                   "        + f.call(i.get())\n"
                    "        + g.call(s).intValue() + n.n + in.t.length() + i.get(1).length();\n  }\n}\n",
 }
 

@@ -152,8 +152,17 @@ final class ClassCache {
      * {@code files} in {@code context}; the request then keeps its units through {@link Request#capture}.
      * Each source folder gets a {@link CachedClasspath} just before it.
      */
-    static Request install(ASTParser parser, String[] files, String context) {
-        Request request = new Request(CONTEXTS.computeIfAbsent(context, k -> NEXT_CONTEXT.getAndIncrement()), files);
+    static Request install(ASTParser parser, String[] files, String[] sourcepath, String[] roots, String environment) {
+        boolean shadowed = false;
+        StringBuilder context = new StringBuilder();
+        for (int i = 0; i < sourcepath.length; i++) {
+            String root = normalize(roots != null && i < roots.length ? roots[i] : sourcepath[i]);
+            shadowed |= !root.equals(normalize(sourcepath[i]));
+            context.append(root).append('\0');
+        }
+        context.append('\0').append(environment);
+        Request request = new Request(CONTEXTS.computeIfAbsent(context.toString(), k -> NEXT_CONTEXT.getAndIncrement()),
+                files, shadowed);
         try {
             Field mode = ClasspathDirectory.class.getDeclaredField("mode");
             mode.setAccessible(true);
@@ -193,9 +202,15 @@ final class ClassCache {
     /** The cache as one request sees it: what it compiles, what it served. Not thread-safe beyond JDT's own use. */
     static final class Request implements CachedClasspath.Answers {
         /** No cache: every binding is what JDT says. */
-        static final Request NONE = new Request(-1, new String[0]);
+        static final Request NONE = new Request(-1, new String[0], false);
 
         private final int context;
+        /**
+         * Whether a sourcepath entry is a check's shadow of a root (pybridge.edits.overlay): its unchanged
+         * files are symbolic links to the root's, looked up by their real paths; the files it compiles are
+         * not kept (they hold a change that is not on disk).
+         */
+        private final boolean shadowed;
         /** Normalized path -> stat taken before the request (null: unreadable). */
         private final Map<String, SecondaryTypes.Stat> compiled = new HashMap<>();
         private final long started = System.currentTimeMillis();
@@ -206,11 +221,22 @@ final class ClassCache {
         private final Set<String> defaultConstructors = new HashSet<>();
         private final Map<String, String[]> methodOrders = new HashMap<>();
 
-        Request(int context, String[] files) {
+        Request(int context, String[] files, boolean shadowed) {
             this.context = context;
+            this.shadowed = shadowed;
             if (context < 0) return;
             for (String f : files) {
-                compiled.put(normalize(f), SecondaryTypes.Stat.of(f));
+                compiled.put(path(f), SecondaryTypes.Stat.of(f));
+            }
+        }
+
+        /** The key of a file: its path, or in a shadowed request its real path. */
+        private String path(String file) {
+            if (!shadowed) return normalize(file);
+            try {
+                return Path.of(file).toRealPath().toString();
+            } catch (java.io.IOException | RuntimeException e) {
+                return normalize(file);
             }
         }
 
@@ -236,7 +262,7 @@ final class ClassCache {
             } else {
                 ICompilationUnit unit = answer.getCompilationUnit();
                 if (unit == null) return answer;
-                path = normalize(new String(unit.getFileName()));
+                path = path(new String(unit.getFileName()));
             }
             Entry entry = entryFor(path);
             byte[] bytes = entry == null ? null : entry.classes.get(binary);
@@ -316,7 +342,7 @@ final class ClassCache {
 
         /** Keeps the class files of {@code unit} (compiled in this request, about to be cleaned up) if it may be served. */
         void capture(String file, CompilationUnitDeclaration unit) {
-            if (context < 0 || unit == null) return;
+            if (context < 0 || unit == null || shadowed) return;
             String path = normalize(file);
             SecondaryTypes.Stat before = compiled.get(path);
             Entry entry = null;

@@ -59,20 +59,23 @@ public final class Indexer {
      */
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
                               String encoding, boolean javadoc, boolean secondaryTypeCache, ProgressListener progress) {
-        return index(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false, progress);
+        return index(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false, null,
+                progress);
     }
 
     /**
      * Like the other {@code index}; {@code classCache} true makes JDT read the types of source files
      * compiled by earlier requests, unchanged since, from the class files it generated for them
-     * ({@link ClassCache}; PYBRIDGE_CLASS_CACHE), and keep this request's.
+     * ({@link ClassCache}; PYBRIDGE_CLASS_CACHE), and keep this request's. {@code cacheRoots}: the source
+     * roots the sourcepath entries stand for, one each (a check's shadow of a root stands for the root:
+     * pybridge.edits.overlay), or null for the sourcepath itself.
      */
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
                               String encoding, boolean javadoc, boolean secondaryTypeCache, boolean classCache,
-                              ProgressListener progress) {
+                              String[] cacheRoots, ProgressListener progress) {
         Batch[] whole = new Batch[1];
-        run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache, progress, 0,
-                b -> whole[0] = b);
+        run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache, cacheRoots,
+                progress, 0, b -> whole[0] = b);
         return whole[0];
     }
 
@@ -98,19 +101,19 @@ public final class Indexer {
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
                                      String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
                                      int chunkFiles) {
-        return stream(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false,
+        return stream(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false, null,
                 chunkFiles);
     }
 
     /** Like the other {@code stream}, with {@code classCache} as in {@code index}. */
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
                                      String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
-                                     boolean classCache, int chunkFiles) {
+                                     boolean classCache, String[] cacheRoots, int chunkFiles) {
         BatchStream stream = new BatchStream();
         Thread t = new Thread(() -> {
             try {
                 run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache,
-                        stream, chunkFiles, stream::put);
+                        cacheRoots, stream, chunkFiles, stream::put);
                 stream.finish(null);
             } catch (Throwable e) {
                 stream.finish(e);
@@ -123,7 +126,7 @@ public final class Indexer {
 
     private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
                             String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
-                            boolean classCache, ProgressListener progress, int chunkFiles,
+                            boolean classCache, String[] cacheRoots, ProgressListener progress, int chunkFiles,
                             java.util.function.Consumer<Batch> out) {
         long t0 = System.nanoTime();
         String level = normalizeRelease(release);
@@ -150,8 +153,8 @@ public final class Indexer {
         String[] paths = todo.toArray(new String[0]);
         // Installed last: its wrapper runs first, so SecondaryTypes shares the folders it makes.
         ClassCache.Request cache = classCache
-                ? ClassCache.install(parser, files, String.join("\0", sourcepath) + "\0\0" + String.join("\0", classpath)
-                        + "\0\0" + release + "\0" + api + "\0" + encoding + "\0" + new java.util.TreeMap<>(options))
+                ? ClassCache.install(parser, files, sourcepath, cacheRoots, String.join("\0", classpath) + "\0\0" + release
+                        + "\0" + api + "\0" + encoding + "\0" + new java.util.TreeMap<>(options))
                 : ClassCache.Request.NONE;
         String[] encodings = new String[paths.length];
         Arrays.fill(encodings, encoding);

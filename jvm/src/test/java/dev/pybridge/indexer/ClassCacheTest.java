@@ -155,15 +155,9 @@ public class ClassCacheTest {
         }
     }
 
-    /** The classpath: Lombok's jar when Lombok's agent runs (gradle test), which its patches of JDT's DOM need. */
-    private static String[] classpath() {
-        String lombok = System.getProperty("pybridge.lombok.jar");
-        return lombok == null ? new String[0] : new String[] {lombok};
-    }
-
     private Batch index(List<String> files, boolean cache) {
-        return Indexer.index(files.toArray(new String[0]), new String[] {root.toString()}, classpath(), "17", "",
-                "UTF-8", true, true, cache, null);
+        return Indexer.index(files.toArray(new String[0]), new String[] {root.toString()}, new String[0], "17", "",
+                "UTF-8", true, true, cache, null, null);
     }
 
     private static void assertSameFacts(String what, Batch expected, Batch actual) {
@@ -222,6 +216,39 @@ public class ClassCacheTest {
         index(List.of(root.resolve("p/Base.java").toString(), root.resolve("p/Gen.java").toString()), true);
         assertFalse(ClassCache.holds(root.resolve("p/Base.java").toString()));
         assertSameFacts("after the edit, compiled", off, index(List.of(user), true));
+    }
+
+    /**
+     * A check compiles against a shadow of the root (pybridge.edits.overlay): folders of symbolic links to
+     * the root's files, with the changed file a real file. Its unchanged files are served by their real
+     * paths from what the root's requests kept; the changed one is read from the shadow; nothing is kept.
+     */
+    @Test
+    public void aShadowOfTheRootIsServedByRealPaths() throws Exception {
+        List<String> all = files();
+        index(all, true);
+        Path shadow = Files.createTempDirectory("pybridge-classcache-shadow");
+        for (String f : all) {
+            Path rel = root.relativize(Path.of(f));
+            Files.createDirectories(shadow.resolve(rel).getParent());
+            if (rel.toString().equals("q/User.java")) {
+                Files.write(shadow.resolve(rel), new String(Files.readAllBytes(Path.of(f)), StandardCharsets.UTF_8)
+                        .replace("int c = count(1)", "int c = count(2)").getBytes(StandardCharsets.UTF_8));
+            } else {
+                Files.createSymbolicLink(shadow.resolve(rel), Path.of(f));
+            }
+        }
+        String[] user = {shadow.resolve("q/User.java").toString()};
+        String[] sourcepath = {shadow.toString()};
+        Batch off = Indexer.index(user, sourcepath, new String[0], "17", "", "UTF-8", true, true, false, null, null);
+        long served = ClassCache.servedTypes();
+        long stored = ClassCache.storedUnits();
+        Batch on = Indexer.index(user, sourcepath, new String[0], "17", "", "UTF-8", true, true, true,
+                new String[] {root.toString()}, null);
+        assertSameFacts("shadow", off, on);
+        assertTrue(ClassCache.servedTypes() > served);
+        assertEquals(stored, ClassCache.storedUnits());
+        assertFalse(ClassCache.holds(user[0]));
     }
 
     /** Canary: the JDT internals ClassCache and CachedClasspath read are as they were built against. */
