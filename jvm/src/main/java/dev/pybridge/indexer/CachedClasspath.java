@@ -25,6 +25,12 @@ final class CachedClasspath implements Classpath {
     /** What replaces the folder's answer for a type: the answer itself, or null, when nothing does. */
     interface Answers {
         NameEnvironmentAnswer replace(NameEnvironmentAnswer answer, String qualifiedBinaryFileName);
+
+        /** {@code dir}, a package folder of the sourcepath, was searched for a type. */
+        void consulted(String dir);
+
+        /** The answer for member type {@code qualifiedBinaryFileName} whose top-level type's file the folder answers with {@code top}. */
+        NameEnvironmentAnswer member(NameEnvironmentAnswer top, String qualifiedBinaryFileName);
     }
 
     private final ClasspathDirectory folder;
@@ -45,8 +51,22 @@ final class CachedClasspath implements Classpath {
     @Override
     public NameEnvironmentAnswer findClass(char[] typeName, String qualifiedPackageName, String moduleName,
                                            String qualifiedBinaryFileName, boolean asBinaryOnly) {
+        answers.consulted(folder.getPath() + qualifiedPackageName);
         NameEnvironmentAnswer source = folder.findClass(typeName, qualifiedPackageName, moduleName,
                 qualifiedBinaryFileName, asBinaryOnly);
+        String name = new String(typeName);
+        int dollar = name.indexOf('$');
+        if (source == null && dollar > 0) {
+            // A member type named by a class file served here (p/A$B): the folder knows only A's file. Its
+            // class file if A's is served, else A's source, which declares it (as a secondary type's file).
+            String top = name.substring(0, dollar);
+            String topFile = qualifiedBinaryFileName.substring(0, qualifiedBinaryFileName.length() - name.length()
+                    - ".class".length()) + top + ".class";
+            NameEnvironmentAnswer topSource = folder.findClass(top.toCharArray(), qualifiedPackageName, moduleName,
+                    topFile, asBinaryOnly);
+            if (topSource == null || topSource.getCompilationUnit() == null) return null;
+            return answers.member(topSource, qualifiedBinaryFileName);
+        }
         NameEnvironmentAnswer replaced = answers.replace(source, qualifiedBinaryFileName);
         return replaced == source ? null : replaced;       // the folder gives its own answers itself
     }

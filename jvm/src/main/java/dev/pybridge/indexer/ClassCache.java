@@ -30,6 +30,7 @@ import org.eclipse.jdt.internal.compiler.ast.UnaryExpression;
 import org.eclipse.jdt.internal.compiler.batch.ClasspathDirectory;
 import org.eclipse.jdt.internal.compiler.classfmt.ClassFileReader;
 import org.eclipse.jdt.internal.compiler.classfmt.ClassFormatException;
+import org.eclipse.jdt.internal.compiler.env.AccessRestriction;
 import org.eclipse.jdt.internal.compiler.env.ICompilationUnit;
 import org.eclipse.jdt.internal.compiler.env.NameEnvironmentAnswer;
 import org.eclipse.jdt.internal.compiler.impl.Constant;
@@ -94,13 +95,79 @@ final class ClassCache {
 
     /** (context id, absolute path) -> entry, least recently used first. Guarded by itself. */
     private static final LinkedHashMap<String, Entry> ENTRIES = new LinkedHashMap<>(1024, 0.75f, true);
-    /** (context id, binary name of a member type) -> the path of its unit. Guarded by ENTRIES. */
-    private static final Map<String, String> OWNERS = new HashMap<>();
     private static long heldBytes;
     private static final Map<String, Integer> CONTEXTS = new ConcurrentHashMap<>();
+    /**
+     * Context id -> each package folder its requests searched -> the folder's stat and its .java names
+     * when last looked at. Guarded by ENTRIES. A file added to or deleted from one of them drops every
+     * entry of the context: a class file kept may name a type that is gone, or resolve a name that a new
+     * type now captures (what the planner re-indexes the files for, a round later).
+     */
+    private static final Map<Integer, Map<String, Listing>> FOLDERS = new HashMap<>();
+
+    /** A folder's stat and its .java file names. */
+    private static final class Listing {
+        String stamp;
+        final Set<String> names;
+
+        Listing(String stamp, Set<String> names) {
+            this.stamp = stamp;
+            this.names = names;
+        }
+
+        static Listing of(String dir) {
+            SecondaryTypes.Stat stat = SecondaryTypes.Stat.of(dir);
+            return new Listing(stat == null ? "" : stat.stamp, names(dir));
+        }
+
+        static Set<String> names(String dir) {
+            Set<String> out = new HashSet<>();
+            String[] list = new java.io.File(dir).list();
+            if (list != null) {
+                for (String n : list) {
+                    if (n.endsWith(".java")) out.add(n);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** Drops the context's entries if a folder its requests searched gained or lost a source file. */
+    private static void checkFolders(int context) {
+        synchronized (ENTRIES) {
+            Map<String, Listing> folders = FOLDERS.get(context);
+            if (folders == null) return;
+            for (Map.Entry<String, Listing> f : folders.entrySet()) {
+                SecondaryTypes.Stat stat = SecondaryTypes.Stat.of(f.getKey());
+                String stamp = stat == null ? "" : stat.stamp;
+                if (stamp.equals(f.getValue().stamp)) continue;
+                if (!Listing.names(f.getKey()).equals(f.getValue().names)) {
+                    String prefix = context + ":";
+                    Iterator<Map.Entry<String, Entry>> it = ENTRIES.entrySet().iterator();
+                    while (it.hasNext()) {
+                        Map.Entry<String, Entry> e = it.next();
+                        if (e.getKey().startsWith(prefix)) {
+                            heldBytes -= e.getValue().bytes;
+                            it.remove();
+                        }
+                    }
+                    FOLDERS.remove(context);
+                    DROPS.incrementAndGet();
+                    return;
+                }
+                f.getValue().stamp = stamp;       // a file saved by renaming: the same names
+            }
+        }
+    }
     private static final AtomicInteger NEXT_CONTEXT = new AtomicInteger();
     private static final AtomicLong STORED = new AtomicLong();
     private static final AtomicLong SERVED = new AtomicLong();
+    private static final AtomicLong DROPS = new AtomicLong();
+
+    /** Times a context's entries were dropped for a file added or deleted, so far in this JVM. */
+    static long drops() {
+        return DROPS.get();
+    }
 
     static long maxBytes() {
         return Long.getLong("pybridge.classCacheBytes", 256L << 20);
@@ -127,7 +194,7 @@ final class ClassCache {
     static void clear() {
         synchronized (ENTRIES) {
             ENTRIES.clear();
-            OWNERS.clear();
+            FOLDERS.clear();
             heldBytes = 0;
         }
     }
@@ -161,8 +228,9 @@ final class ClassCache {
             context.append(root).append('\0');
         }
         context.append('\0').append(environment);
-        Request request = new Request(CONTEXTS.computeIfAbsent(context.toString(), k -> NEXT_CONTEXT.getAndIncrement()),
-                files, shadowed);
+        int id = CONTEXTS.computeIfAbsent(context.toString(), k -> NEXT_CONTEXT.getAndIncrement());
+        checkFolders(id);
+        Request request = new Request(id, files, shadowed);
         try {
             Field mode = ClasspathDirectory.class.getDeclaredField("mode");
             mode.setAccessible(true);
@@ -220,6 +288,8 @@ final class ClassCache {
         private final Set<String> served = new HashSet<>();
         private final Set<String> defaultConstructors = new HashSet<>();
         private final Map<String, String[]> methodOrders = new HashMap<>();
+        /** Package folders searched in this request. */
+        private final Set<String> consulted = new HashSet<>();
 
         Request(int context, String[] files, boolean shadowed) {
             this.context = context;
@@ -249,21 +319,42 @@ final class ClassCache {
             String binary = qualifiedBinaryFileName.endsWith(".class")
                     ? qualifiedBinaryFileName.substring(0, qualifiedBinaryFileName.length() - 6) : qualifiedBinaryFileName;
             binary = binary.replace('\\', '/');
-            String path;
-            if (answer == null) {
-                // A member type of a type served from its class file: JDT asks for p/A$B by that name.
-                if (binary.indexOf('$') < 0) return null;
-                synchronized (ENTRIES) {
-                    path = OWNERS.get(key(binary));
+            if (answer == null) return null;
+            ICompilationUnit unit = answer.getCompilationUnit();
+            if (unit == null) return answer;
+            return serve(path(new String(unit.getFileName())), binary, answer, answer.getAccessRestriction());
+        }
+
+        @Override
+        public synchronized void consulted(String dir) {
+            consulted.add(dir);
+        }
+
+        /** After the request: the folders it searched are watched for added and deleted files (not a shadow's). */
+        void finish() {
+            if (context < 0 || shadowed) return;
+            synchronized (ENTRIES) {
+                Map<String, Listing> folders = FOLDERS.computeIfAbsent(context, k -> new HashMap<>());
+                for (String dir : consulted) {
+                    String d = dir.endsWith("/") ? dir.substring(0, dir.length() - 1) : dir;
+                    if (!folders.containsKey(d)) folders.put(d, Listing.of(d));
                 }
-                if (path == null) return null;
-                String top = binary.substring(0, binary.indexOf('$'));
-                if (!served.contains(top)) return null;
-            } else {
-                ICompilationUnit unit = answer.getCompilationUnit();
-                if (unit == null) return answer;
-                path = path(new String(unit.getFileName()));
             }
+        }
+
+        @Override
+        public synchronized NameEnvironmentAnswer member(NameEnvironmentAnswer top, String qualifiedBinaryFileName) {
+            String binary = qualifiedBinaryFileName.endsWith(".class")
+                    ? qualifiedBinaryFileName.substring(0, qualifiedBinaryFileName.length() - 6) : qualifiedBinaryFileName;
+            binary = binary.replace('\\', '/');
+            String path = path(new String(top.getCompilationUnit().getFileName()));
+            NameEnvironmentAnswer served = serve(path, binary, null, top.getAccessRestriction());
+            return served != null ? served : top;
+        }
+
+        /** The class file of {@code binary} from the entry of {@code path} if it is valid; else {@code answer}. */
+        private NameEnvironmentAnswer serve(String path, String binary, NameEnvironmentAnswer answer,
+                                            AccessRestriction restriction) {
             Entry entry = entryFor(path);
             byte[] bytes = entry == null ? null : entry.classes.get(binary);
             if (bytes == null) return answer;
@@ -274,7 +365,7 @@ final class ClassCache {
                 String[] order = entry.methodOrders.get(binary);
                 if (order != null) methodOrders.put(binary, order);
                 SERVED.incrementAndGet();
-                return new NameEnvironmentAnswer(reader, answer != null ? answer.getAccessRestriction() : null);
+                return new NameEnvironmentAnswer(reader, restriction);
             } catch (ClassFormatException e) {
                 return answer;
             }
@@ -352,9 +443,6 @@ final class ClassCache {
                 if (old != null) heldBytes -= old.bytes;
                 if (entry == null) return;
                 heldBytes += entry.bytes;
-                for (String name : entry.classes.keySet()) {
-                    if (name.indexOf('$') >= 0) OWNERS.put(key(name), path);
-                }
                 STORED.incrementAndGet();
                 long max = maxBytes();
                 Iterator<Map.Entry<String, Entry>> it = ENTRIES.entrySet().iterator();

@@ -162,6 +162,7 @@ public final class Indexer {
         FactSink[] sink = {new FactSink()};
         Symbols symbols = new Symbols(cache);
         NoCodegen[] monitor = {null};
+        java.util.Set<String> accepted = new java.util.HashSet<>();
         int total = paths.length;
         int[] done = {0};
         FileASTRequestor requestor = new FileASTRequestor() {
@@ -175,7 +176,10 @@ public final class Indexer {
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
                 if (done[0] == 0) BindingTables.useIdentity(ast);
                 indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc, this::bindingOf);
-                if (classCache && monitor[0] != null) cache.capture(sourceFilePath, monitor[0].unit(sourceFilePath));
+                if (classCache) {
+                    accepted.add(sourceFilePath);
+                    if (monitor[0] != null) cache.capture(sourceFilePath, monitor[0].unit(sourceFilePath));
+                }
                 done[0]++;
                 // A Python listener is told every 16 files (each call crosses into Python); a stream
                 // keeps its own count, exact to the file.
@@ -194,7 +198,20 @@ public final class Indexer {
             monitor[0] = Boolean.getBoolean("pybridge.generateCode") ? null : new NoCodegen(requestor);
             parser.createASTs(paths, encodings, new String[0], requestor, monitor[0]);
         }
+        cache.finish();
         out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
+        if (classCache && done[0] < total) {
+            // JDT stopped early: a class file served names a type it cannot find (AbortCompilation: "indirectly
+            // referenced from required .class files"), as when the file declaring it was deleted since. The
+            // cache is dropped and the files JDT did not hand out are compiled from sources alone.
+            ClassCache.clear();
+            List<String> rest = new ArrayList<>();
+            for (String p : paths) {
+                if (!accepted.contains(p)) rest.add(p);
+            }
+            run(rest.toArray(new String[0]), sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache,
+                    false, null, progress, chunkFiles, out);
+        }
     }
 
     /**

@@ -219,6 +219,37 @@ public class ClassCacheTest {
     }
 
     /**
+     * A class file served names a member type of a type read from source (p/Holder$In, Holder not kept:
+     * a constant computed from another file), and one names a type whose file was deleted since: the
+     * first is found through its top-level type's file, the second makes JDT stop (a type "indirectly
+     * referenced from required .class files"), and the request goes on from sources alone.
+     */
+    @Test
+    public void memberTypesOfSourceTypesAndDeletedTypesNamedByClassFiles() throws Exception {
+        write("r/Holder.java", "package r;\npublic class Holder {\n  public static final int N = p.Lits.A + 1;\n"
+                + "  public static class In { public int v; }\n}\n");
+        write("r/Gone.java", "package r;\npublic class Gone { public int w; }\n");
+        write("r/Api.java", "package r;\npublic class Api {\n  public Holder.In make() { return new Holder.In(); }\n"
+                + "  public Gone gone() { return null; }\n  public int ok() { return 1; }\n}\n");
+        write("r/Use.java", "package r;\npublic class Use { int u() { return new Api().make().v + new Api().ok(); } }\n");
+        write("r/UseGone.java", "package r;\npublic class UseGone { int u() { Object g = new Api().gone(); return new Api().ok(); } }\n");
+        Thread.sleep(ClassCache.RACY_MILLIS + 100);
+        List<String> all = files();
+        index(all, true);
+        assertTrue(ClassCache.holds(root.resolve("r/Api.java").toString()));
+        assertFalse(ClassCache.holds(root.resolve("r/Holder.java").toString()));
+        List<String> use = List.of(root.resolve("r/Use.java").toString());
+        assertSameFacts("member of a source type", index(use, false), index(use, true));
+        Files.delete(root.resolve("r/Gone.java"));
+        List<String> both = List.of(root.resolve("r/UseGone.java").toString(), root.resolve("r/Use.java").toString());
+        Batch off = index(both, false);
+        assertEquals(2 * Batch.FILE_WIDTH, off.files.length);
+        long drops = ClassCache.drops();
+        assertSameFacts("a deleted type", off, index(both, true));
+        assertEquals(drops + 1, ClassCache.drops());
+    }
+
+    /**
      * A check compiles against a shadow of the root (pybridge.edits.overlay): folders of symbolic links to
      * the root's files, with the changed file a real file. Its unchanged files are served by their real
      * paths from what the root's requests kept; the changed one is read from the shadow; nothing is kept.
@@ -264,7 +295,24 @@ public class ClassCacheTest {
         assertNotNull(units);
         assertNotNull(org.eclipse.jdt.core.dom.FileASTRequestor.class.getDeclaredField("compilationUnitResolver"));
         dir.getModulesDeclaringPackage("p", null);
-        CachedClasspath cached = new CachedClasspath(dir, (answer, name) -> answer);
+        CachedClasspath cached = new CachedClasspath(dir, new CachedClasspath.Answers() {
+            @Override
+            public org.eclipse.jdt.internal.compiler.env.NameEnvironmentAnswer replace(
+                    org.eclipse.jdt.internal.compiler.env.NameEnvironmentAnswer answer, String name) {
+                return answer;
+            }
+
+            @Override
+            public void consulted(String dir) {
+                // nothing to watch
+            }
+
+            @Override
+            public org.eclipse.jdt.internal.compiler.env.NameEnvironmentAnswer member(
+                    org.eclipse.jdt.internal.compiler.env.NameEnvironmentAnswer top, String name) {
+                return top;
+            }
+        });
         assertEquals(null, cached.findClass("Base".toCharArray(), "p", null, "p/Base.class", false));
         assertNotNull(dir.findClass("Base".toCharArray(), "p", null, "p/Base.class", false).getCompilationUnit());
     }
