@@ -50,7 +50,8 @@ def main() -> None:
     ap.add_argument("--workspace", default="guava", choices=sorted(FILES))
     ap.add_argument("--compare", action="append", default=[], metavar="VAR",
                     help="a switch (PYBRIDGE_...) to measure off and on: each edit is then made twice in a row, "
-                         "synced first with every VAR=0, then with every VAR unset (after one warm-up edit)")
+                         "synced first with every VAR=0, then with every VAR=1 (after one warm-up edit; the first "
+                         "sync runs with the environment as given)")
     args = ap.parse_args()
     name, compare = args.workspace, args.compare
     source = workspaces.ensure(workspaces.ARTIFACTS[name], lambda m: print(m, file=sys.stderr))
@@ -70,10 +71,8 @@ def main() -> None:
             for i, rel in enumerate(FILES[name]):
                 for switch in (("off", "on") if compare else ("",)):
                     for var in compare:
-                        if switch == "off":
-                            os.environ[var] = "0"
-                        else:
-                            os.environ.pop(var, None)
+                        # "1" rather than unset: a switch still being proven is off when unset (PYBRIDGE_CLASS_CACHE)
+                        os.environ[var] = "0" if switch == "off" else "1"
                     path = root / rel
                     text = path.read_text(encoding="utf-8")
                     cut = text.rstrip().rfind("}")

@@ -1,6 +1,7 @@
 """Switches read from the environment (each listed in docs/configuration.md).
 
-An on/off switch is on when unset or `1`, off when `0`; any other value is an error that says what
+An on/off switch is on when `1`, off when `0`, and its default when unset (on, but for a switch
+still being proven, such as PYBRIDGE_CLASS_CACHE); any other value is an error that says what
 the switch does when off, so that a typo never silently picks one side. A count (`count`) is a
 whole number, its default when unset; anything else is an error that says what 0 means.
 """
@@ -12,10 +13,13 @@ import os
 from pybridge.errors import PybridgeError
 
 
-def enabled(name: str, off_means: str) -> bool:
-    """Whether the switch `name` is on; `off_means` completes "set 0 to ..." in the error."""
+def enabled(name: str, off_means: str, default: bool = True) -> bool:
+    """Whether the switch `name` is on (`default` when unset); `off_means` completes "set 0 to ..." in
+    the error."""
     raw = os.environ.get(name, "").strip()
-    if raw in ("", "1"):
+    if raw == "":
+        return default
+    if raw == "1":
         return True
     if raw == "0":
         return False

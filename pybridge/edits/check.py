@@ -388,7 +388,10 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
                                classpath=list(scope.classpath), release=release, encoding=encoding,
-                               api=str(scope.api or ""))     # the API the generation was bound against
+                               api=str(scope.api or ""),     # the API the generation was bound against
+                               # what the shadows stand for, for the class cache; none when the change deletes a
+                               # file (a class file kept may name a type it declares: served, it would still be there)
+                               cache_roots=None if None in changes.values() else [str(p) for p in env.sourcepath(job)])
         tasks.append(IndexTask(request, None, take))
         out.compiled += len(paths)
     if tasks:

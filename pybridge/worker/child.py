@@ -95,7 +95,9 @@ def main() -> int:
             args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
                     JArray(JString)(request["classpath"]), JString(request["release"]),
                     JString(request.get("api") or ""), JString(request["encoding"]),
-                    bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)))
+                    bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)),
+                    bool(request.get("class_cache", False)),
+                    None if request.get("cache_roots") is None else JArray(JString)(request["cache_roots"]))
             if chunk > 0:
                 _stream(Indexer.stream(*args, chunk), proto_out, protocol)
                 continue

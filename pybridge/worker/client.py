@@ -192,6 +192,14 @@ def secondary_type_cache() -> bool:
                    "make JDT parse every file of each package it searches for a secondary type, in every request")
 
 
+def class_cache() -> bool:
+    """PYBRIDGE_CLASS_CACHE (off by default): whether the worker's JVM keeps the class files of the units
+    it compiles without error and serves them, instead of their sources, to later requests while the
+    files are unchanged."""
+    return enabled("PYBRIDGE_CLASS_CACHE",
+                   "make JDT read every sourcepath type a request reaches from its source", default=False)
+
+
 @dataclass
 class IndexRequest:
     """One module and scope: the files to index and their environment."""
@@ -205,6 +213,11 @@ class IndexRequest:
     api: str = ""              # the release whose system library to bind against; "": the running JDK's
     # the warm JVM reuses each unchanged file's secondary types (PYBRIDGE_SECONDARY_TYPE_CACHE)
     secondary_type_cache: bool = field(default_factory=secondary_type_cache)
+    # the warm JVM serves unchanged files' types from the class files it kept (PYBRIDGE_CLASS_CACHE)
+    class_cache: bool = field(default_factory=class_cache)
+    # the source roots the sourcepath entries stand for, for the class cache (a check's shadow roots
+    # stand for the workspace's: pybridge.edits.overlay); None: the sourcepath itself
+    cache_roots: list[str] | None = None
 
     def as_message(self) -> dict[str, Any]:
         return {
@@ -216,6 +229,8 @@ class IndexRequest:
             "encoding": self.encoding,
             "javadoc": self.javadoc,
             "secondary_type_cache": self.secondary_type_cache,
+            "class_cache": self.class_cache,
+            "cache_roots": None if self.cache_roots is None else [str(p) for p in self.cache_roots],
         }
 
 

@@ -106,7 +106,7 @@ final class FactVisitor extends ASTVisitor {
         }
         if (d instanceof IMethodBinding) {
             IMethodBinding m = (IMethodBinding) d;
-            if (m.isDefaultConstructor()) {
+            if (symbols.cache.isDefaultConstructor(m)) {
                 return;
             }
             if (m.isSyntheticRecordMethod() && !m.isConstructor()) {
@@ -165,8 +165,8 @@ final class FactVisitor extends ASTVisitor {
         else if (d instanceof IMethodBinding) owner = ((IMethodBinding) d).getDeclaringClass();
         else if (d instanceof IVariableBinding) owner = ((IVariableBinding) d).getDeclaringClass();
         else return;
-        if (owner == null || owner.isFromSource()) return;
-        if (owner.isTypeVariable() && owner.getDeclaringClass() != null && owner.getDeclaringClass().isFromSource()) return;
+        if (owner == null || symbols.cache.fromSource(owner)) return;
+        if (owner.isTypeVariable() && owner.getDeclaringClass() != null && symbols.cache.fromSource(owner.getDeclaringClass())) return;
         String key = d.getKey();
         if (externals.add(key)) {
             sink.ext(key, Symbols.kind(d), Symbols.dotted(d), symbols.scip(d));
@@ -853,7 +853,7 @@ final class FactVisitor extends ASTVisitor {
         for (ITypeBinding i : t.getInterfaces()) {
             rel(t.isInterface() ? Kinds.EXTENDS : Kinds.IMPLEMENTS, t, i);
         }
-        if (t.isFromSource()) librarySupertypes(t);
+        if (symbols.cache.fromSource(t)) librarySupertypes(t);
     }
 
     /**
@@ -867,7 +867,7 @@ final class FactVisitor extends ASTVisitor {
         addSupers(t, todo);
         while (!todo.isEmpty()) {
             ITypeBinding s = todo.pop().getTypeDeclaration();
-            if (s.isFromSource() || s.isRecovered() || s.getKey() == null || !libraryTypes.add(s.getKey())) continue;
+            if (symbols.cache.fromSource(s) || s.isRecovered() || s.getKey() == null || !libraryTypes.add(s.getKey())) continue;
             relations(s);
             addSupers(s, todo);
         }

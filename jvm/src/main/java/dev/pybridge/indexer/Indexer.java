@@ -59,9 +59,23 @@ public final class Indexer {
      */
     public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
                               String encoding, boolean javadoc, boolean secondaryTypeCache, ProgressListener progress) {
+        return index(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false, null,
+                progress);
+    }
+
+    /**
+     * Like the other {@code index}; {@code classCache} true makes JDT read the types of source files
+     * compiled by earlier requests, unchanged since, from the class files it generated for them
+     * ({@link ClassCache}; PYBRIDGE_CLASS_CACHE), and keep this request's. {@code cacheRoots}: the source
+     * roots the sourcepath entries stand for, one each (a check's shadow of a root stands for the root:
+     * pybridge.edits.overlay), or null for the sourcepath itself.
+     */
+    public static Batch index(String[] files, String[] sourcepath, String[] classpath, String release, String api,
+                              String encoding, boolean javadoc, boolean secondaryTypeCache, boolean classCache,
+                              String[] cacheRoots, ProgressListener progress) {
         Batch[] whole = new Batch[1];
-        run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, progress, 0,
-                b -> whole[0] = b);
+        run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache, cacheRoots,
+                progress, 0, b -> whole[0] = b);
         return whole[0];
     }
 
@@ -87,11 +101,19 @@ public final class Indexer {
     public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
                                      String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
                                      int chunkFiles) {
+        return stream(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, false, null,
+                chunkFiles);
+    }
+
+    /** Like the other {@code stream}, with {@code classCache} as in {@code index}. */
+    public static BatchStream stream(String[] files, String[] sourcepath, String[] classpath, String release,
+                                     String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
+                                     boolean classCache, String[] cacheRoots, int chunkFiles) {
         BatchStream stream = new BatchStream();
         Thread t = new Thread(() -> {
             try {
-                run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, stream,
-                        chunkFiles, stream::put);
+                run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache,
+                        cacheRoots, stream, chunkFiles, stream::put);
                 stream.finish(null);
             } catch (Throwable e) {
                 stream.finish(e);
@@ -104,7 +126,7 @@ public final class Indexer {
 
     private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
                             String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
-                            ProgressListener progress, int chunkFiles,
+                            boolean classCache, String[] cacheRoots, ProgressListener progress, int chunkFiles,
                             java.util.function.Consumer<Batch> out) {
         long t0 = System.nanoTime();
         String level = normalizeRelease(release);
@@ -129,11 +151,18 @@ public final class Indexer {
             if (!f.endsWith("module-info.java")) todo.add(f);
         }
         String[] paths = todo.toArray(new String[0]);
+        // Installed last: its wrapper runs first, so SecondaryTypes shares the folders it makes.
+        ClassCache.Request cache = classCache
+                ? ClassCache.install(parser, files, sourcepath, cacheRoots, String.join("\0", classpath) + "\0\0" + release
+                        + "\0" + api + "\0" + encoding + "\0" + new java.util.TreeMap<>(options))
+                : ClassCache.Request.NONE;
         String[] encodings = new String[paths.length];
         Arrays.fill(encodings, encoding);
 
         FactSink[] sink = {new FactSink()};
-        Symbols symbols = new Symbols();
+        Symbols symbols = new Symbols(cache);
+        NoCodegen[] monitor = {null};
+        java.util.Set<String> accepted = new java.util.HashSet<>();
         int total = paths.length;
         int[] done = {0};
         FileASTRequestor requestor = new FileASTRequestor() {
@@ -147,6 +176,10 @@ public final class Indexer {
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
                 if (done[0] == 0) BindingTables.useIdentity(ast);
                 indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc, this::bindingOf);
+                if (classCache) {
+                    accepted.add(sourceFilePath);
+                    if (monitor[0] != null) cache.capture(sourceFilePath, monitor[0].unit(sourceFilePath));
+                }
                 done[0]++;
                 // A Python listener is told every 16 files (each call crosses into Python); a stream
                 // keeps its own count, exact to the file.
@@ -160,11 +193,25 @@ public final class Indexer {
             }
         };
         if (total > 0) {
-            // Without code generation unless asked for (-Dpybridge.generateCode=true, for comparison).
-            NoCodegen monitor = Boolean.getBoolean("pybridge.generateCode") ? null : new NoCodegen(requestor);
-            parser.createASTs(paths, encodings, new String[0], requestor, monitor);
+            // Without code generation unless asked for (-Dpybridge.generateCode=true, for comparison); the
+            // class cache generates the code of the units it keeps after their facts are read.
+            monitor[0] = Boolean.getBoolean("pybridge.generateCode") ? null : new NoCodegen(requestor);
+            parser.createASTs(paths, encodings, new String[0], requestor, monitor[0]);
         }
+        cache.finish();
         out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
+        if (classCache && done[0] < total) {
+            // JDT stopped early: a class file served names a type it cannot find (AbortCompilation: "indirectly
+            // referenced from required .class files"), as when the file declaring it was deleted since. The
+            // cache is dropped and the files JDT did not hand out are compiled from sources alone.
+            ClassCache.clear();
+            List<String> rest = new ArrayList<>();
+            for (String p : paths) {
+                if (!accepted.contains(p)) rest.add(p);
+            }
+            run(rest.toArray(new String[0]), sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache,
+                    false, null, progress, chunkFiles, out);
+        }
     }
 
     /**

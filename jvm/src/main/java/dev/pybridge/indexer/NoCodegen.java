@@ -41,6 +41,7 @@ final class NoCodegen extends NullProgressMonitor {
     private final FileASTRequestor requestor;
     private Compiler resolver;
     private int marked;
+    private int found;
 
     NoCodegen(FileASTRequestor requestor) {
         this.requestor = requestor;
@@ -50,6 +51,31 @@ final class NoCodegen extends NullProgressMonitor {
     public boolean isCanceled() {
         mark();
         return super.isCanceled();
+    }
+
+    /**
+     * The unit of {@code path} while JDT hands its AST to the requestor (it is cleaned up right after:
+     * {@link ClassCache} generates its code then, after the facts were read, since code generation
+     * changes bindings the facts name, such as a lambda's synthetic method);
+     * null when JDT's internals are not as expected. Units are processed in order, so the search
+     * starts where the last one was found.
+     */
+    CompilationUnitDeclaration unit(String path) {
+        Compiler compiler = resolver();
+        if (compiler == null) return null;
+        CompilationUnitDeclaration[] units = compiler.unitsToProcess;
+        int total = Math.min(compiler.totalUnits, units == null ? 0 : units.length);
+        char[] name = path.toCharArray();
+        for (int n = 0; n < total; n++) {
+            int i = (found + n) % total;
+            CompilationUnitDeclaration unit = units[i];
+            if (unit != null && unit.compilationResult != null
+                    && java.util.Arrays.equals(unit.compilationResult.getFileName(), name)) {
+                found = i;
+                return unit;
+            }
+        }
+        return null;
     }
 
     /** Marks the types of every unit queued since the last call (one monitor per createASTs call). */

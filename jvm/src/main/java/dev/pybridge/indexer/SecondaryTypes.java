@@ -222,7 +222,7 @@ final class SecondaryTypes {
     }
 
     /** A file's size, mtime, ctime and inode as one string, and the later of its mtime and ctime. */
-    private static final class Stat {
+    static final class Stat {
         final String stamp;
         final long changedMillis;
 

@@ -38,6 +38,16 @@ final class Symbols {
     /** Type declaration key -> what of its supertypes, direct or not, is unresolved (for the whole request). */
     private final Map<String, Integer> incompleteHierarchies = new HashMap<>();
     private int nextLocal;
+    /** What the request served from {@link ClassCache}: binary types of the sourcepath read as from source. */
+    final ClassCache.Request cache;
+
+    Symbols() {
+        this(ClassCache.Request.NONE);
+    }
+
+    Symbols(ClassCache.Request cache) {
+        this.cache = cache;
+    }
 
     /**
      * Starts a new file: local numbering restarts. Global symbols stay cached for the
@@ -343,12 +353,26 @@ final class Symbols {
     }
 
     /** Position of a method among the same-named methods of its type, in declaration order. */
-    private static int overloadIndex(IMethodBinding m) {
+    private int overloadIndex(IMethodBinding m) {
         ITypeBinding owner = m.getDeclaringClass();
         if (owner == null) return 0;
         int index = 0;
+        String[] order = cache.methodOrder(owner);
+        if (order != null) {
+            // A type served from a class file: its methods in the order of the source type.
+            String selector = (m.isConstructor() ? "<init>" : m.getName()) + "\0";
+            for (String method : order) {
+                if (!method.startsWith(selector)) continue;
+                if (method.regionMatches(selector.length(), m.getKey(), 0, method.length() - selector.length())
+                        && method.length() - selector.length() == m.getKey().length()) {
+                    return index;
+                }
+                index++;
+            }
+            return 0;
+        }
         for (IMethodBinding other : owner.getDeclaredMethods()) {
-            if (other.isSynthetic() || other.isDefaultConstructor()) continue;
+            if (other.isSynthetic() || cache.isDefaultConstructor(other)) continue;
             if (other.isConstructor() != m.isConstructor()) continue;
             if (!other.isConstructor() && !other.getName().equals(m.getName())) continue;
             if (other.getKey().equals(m.getKey())) return index;
