@@ -35,7 +35,7 @@ from pybridge.sync.state import store_path
 from tests.live.test_live import ENV
 from tests.live.test_live import ok as live_ok
 from tests.support.mcp_session import serve
-from tests.support.query_support import err, facade_for, ok, synced_sample
+from tests.support.query_support import SAMPLES, err, facade_for, ok, synced_sample
 
 P = "src/main/java/com/acme/edits/"
 SCIP = "scip-java maven dev.pybridge.samples/edits 1.0 com/acme/edits/"
@@ -148,10 +148,13 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     summarized: list[str] = []
     signatures = check_module.declaration_signatures
     monkeypatch.setattr(check_module, "declaration_signatures",
-                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or signatures(text, ff))
+                        lambda text, ff, scip=None: summarized.append(ff.path.rsplit("/", 1)[-1])
+                        or signatures(text, ff, scip))
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
+        files_rows = reader.files_rows
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
+        monkeypatch.setattr(reader, "files_rows", lambda paths, **kw: read.extend(paths) or files_rows(paths, **kw))
         # The broad plan: the narrow one leaves Client out (its call `name()` has no argument; the
         # overload takes one, so it is no candidate for it).
         session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="broad")
@@ -350,3 +353,96 @@ def test_repeated_checks_reuse_the_environment_and_the_shadow_and_answer_the_sam
     assert counts[3]["removed"] >= files
     assert counts[1]["linked"] == 1 and counts[1]["removed"] == 2         # Printer.java: its link, then its text
     assert counts[1]["compiled"] == counts[3]["compiled"]
+
+
+TOOLS = """package com.acme.edits;
+
+public final class Tools {
+    private Tools() {
+    }
+
+    public static int pick(int n) {
+        return n;
+    }
+
+    public static int pick(int a, int b) {
+        return a + b;
+    }
+}
+"""
+IMPORTER = """package com.acme.edits;
+
+import static com.acme.edits.Tools.pick;
+
+public class Importer {
+    public int use() {
+        return pick(1);
+    }
+}
+"""
+PAIR = """package com.acme.edits;
+
+public class Pair {
+    public int both() {
+        return Tools.pick(1, 2);
+    }
+}
+"""
+# An overload before the others: `pick(int)` becomes `Tools#pick(+1).`, `pick(int, int)` `Tools#pick(+2).`.
+PICK_LONG = ("    public static int pick(int n) {",
+             "    public static int pick(long n) {\n        return 0;\n    }\n\n    public static int pick(int n) {")
+
+
+@pytest.fixture(scope="module")
+def overloads(tmp_path_factory, worker):
+    """samples/edits and three files: Tools with two overloads of `pick`, Importer (a static import of
+    `pick`, a call of arity 1) and Pair (`Tools.pick(1, 2)`), synced."""
+    root = tmp_path_factory.mktemp("overloads") / "edits"
+    shutil.copytree(SAMPLES / "edits", root)
+    for name, text in (("Tools.java", TOOLS), ("Importer.java", IMPORTER), ("Pair.java", PAIR)):
+        (root / P / name).write_text(text, encoding="utf-8")
+    state = root.parent / "state"
+    sync(root, state_dir=state, worker=worker)
+    return root, state
+
+
+def _overload_checks(root, state, worker, monkeypatch, switch: str) -> dict[str, tuple]:
+    """The check of PICK_LONG (narrow plan) with `switch` on and off: (answer, files compiled, phase counts)."""
+    change = [FileChange(**_changed(root, "Tools.java", *PICK_LONG))]
+    out = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(switch, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            check = check_edit(session, change)
+            out[setting] = (_answer(check), check, session.phases.counts)
+    return out
+
+
+def test_an_overload_added_before_others_does_not_send_the_callers_of_their_moved_symbols(overloads, worker,
+                                                                                          monkeypatch):
+    """`pick(long)` added before `pick(int)` and `pick(int, int)` moves their SCIP symbols' overload
+    index: the sync planner counts them changed, so every call of either (Pair's `pick(1, 2)`) would be
+    compiled. With PYBRIDGE_CHECK_STABLE_SCIP the check digests their stored symbols: only the new
+    overload counts, a method of arity 1, and Pair's call of arity 2 is no candidate for it. Importer
+    (a call of arity 1) is compiled either way; the answers are equal."""
+    root, state = overloads
+    checks = _overload_checks(root, state, worker, monkeypatch, check_module.STABLE_SCIP_ENV)
+    (on, check, _), (off, check_off, _) = checks["1"], checks["0"]
+    assert on == off
+    assert check.verdict == "clean" and check.rebound == []
+    assert [d.symbol.display for d in check.declarations.added] == ["pick(long)"]
+    assert (check.checked.compiled, check_off.checked.compiled) == (2, 3)    # Tools, Importer (+ Pair)
+
+
+def test_a_file_that_only_gains_an_import_target_and_moved_symbols_is_not_diffed(overloads, worker, monkeypatch):
+    """Importer, compiled in the second round, binds as before; its new facts differ from its stored ones
+    only in its static import naming the new `pick(long)` too and in the moved SCIP symbols of its
+    targets: with PYBRIDGE_CHECK_SKIP_GAINED it counts as `same` (its stored facts are not read, its diff
+    would be empty); without, it is read and diffed. The answers are equal."""
+    root, state = overloads
+    checks = _overload_checks(root, state, worker, monkeypatch, check_module.SKIP_GAINED_ENV)
+    (on, check, counts), (off, _, counts_off) = checks["1"], checks["0"]
+    assert on == off and check.checked.compiled == 2 and check.verdict == "clean"
+    assert (counts["same"], counts["stored_facts"]) == (1, 1)            # Importer same; Tools read
+    assert (counts_off["same"], counts_off["stored_facts"]) == (0, 2)
