@@ -11,12 +11,15 @@ name, header or supertypes keep the sync's plan), a file can bind differently on
    subtype of T (T's subtypes, transitively, then all their supertypes, library ones included,
    and java.lang.Object): an access `e.N` that binds now binds to a member of e's static type R,
    and the new member can only be a candidate if R is T or below it; and the new member may
-   capture it (`may_capture`: methods and fields apart, a call's arity);
+   capture it (`may_capture`: methods and fields apart, a call's arity, an overload taking Object
+   against reference parameters);
 2. it declares a subtype of T (unqualified names in its bodies, nested classes included: hiding,
    overriding; the sync planner's subtype files, kept);
 3. it has a compiler problem or a blocked name named N (an access that does not bind now);
 4. it imports a member of T or of a subtype of T (a static import, single or on demand) and
-   mentions N;
+   mentions N (name by name: `imports_by_name_enabled`), unless every reference of it named N but
+   its imports binds to a member whose owner is within rule 1's types (`import_uses_enabled`: rule 1
+   judges those, and a reference inside an import only gains the new member);
 5. for an annotation type T, it uses T (an element without a default makes `@T` an error).
 
 What the sync planner adds besides names (stored references to a changed or removed declaration,
@@ -34,7 +37,8 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pybridge.facts import REF_IN_JAVADOC
+from pybridge import switches
+from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC
 from pybridge.sync.planner import Propagation
 from pybridge.sync.summary import DECLARING, KIND, MODIFIERS, Signature
 
@@ -101,6 +105,7 @@ class MemberShape:
     arity: int | None
     spread: bool = False
     known: bool = True
+    params: tuple[str, ...] = ()      # the parameters' types as the key spells them (`I`, `Ljava/lang/Object;`)
 
     @property
     def callable(self) -> bool:
@@ -150,7 +155,9 @@ def member_shape(key: str) -> MemberShape | None:
     i += 1
     arity = 0
     last_array = False
+    params = []
     while i < n and key[i] != ")":
+        begin = i
         array = False
         while i < n and key[i] == "[":
             array = True
@@ -169,9 +176,10 @@ def member_shape(key: str) -> MemberShape | None:
             return UNKNOWN
         arity += 1
         last_array = array
+        params.append(key[begin:i])
     if i >= n:
         return UNKNOWN
-    return MemberShape(arity, last_array)
+    return MemberShape(arity, last_array, params=tuple(params))
 
 
 def may_capture(new: MemberShape | None, target: MemberShape | None, kind: str, flags: int) -> bool:
@@ -191,7 +199,61 @@ def may_capture(new: MemberShape | None, target: MemberShape | None, kind: str, 
     if kind == "method_reference" or flags & REF_IN_JAVADOC or target.spread:
         return True
     assert new.arity is not None and target.arity is not None
+    if new.arity == target.arity and not new.spread and _more_specific(target, new) and object_overload_enabled():
+        return False
     return new.arity == target.arity or (new.spread and target.arity >= new.arity - 1)
+
+
+def _more_specific(target: MemberShape, new: MemberShape) -> bool:
+    """Whether a call of `target`'s arity that binds to `target` now keeps it against `new`, whatever its
+    arguments: `new` takes `java.lang.Object` for every parameter, and every parameter of `target`
+    is a class, interface or array type other than Object (no type variable, no primitive).
+
+    The call was resolved in phase 1 or 2 of JLS 15.12.2 (`target` is not varargs: its last parameter
+    is no array). In phase 1 (strict) each argument's type is a subtype of `target`'s reference
+    parameter, hence of Object: `new` is applicable too; in phase 2 (loose) an argument boxed for
+    `target` is boxed for `new` too, so `new` was not applicable in phase 1 either. Both applicable in
+    the same phase, `target` is strictly more specific (15.12.2.5: each of its parameter types is a
+    subtype of Object, and Object of none of them), so it stays the choice. Not override-equivalent
+    to `new`: no parameter of `target` erases to Object (a type variable may: left out). A primitive
+    parameter is left out: a `Boolean` argument bound to `m(boolean)` by unboxing (phase 2) would
+    take `m(Object)` in phase 1."""
+    return (bool(new.params) and all(t == OBJECT for t in new.params)
+            and all(t[:1] in ("L", "[") and t != OBJECT and "T" != t.lstrip("[")[:1] for t in target.params)
+            and len(target.params) == len(new.params))
+
+
+IMPORTS_BY_NAME_ENV = "PYBRIDGE_CHECK_IMPORTS_BY_NAME"
+
+
+def imports_by_name_enabled() -> bool:
+    """Whether rule 4 (a static import) is taken name by name (PYBRIDGE_CHECK_IMPORTS_BY_NAME, default 1):
+    the files that statically import from a type that has the new member N (T or a subtype) and
+    mention N. Off: the files that import from any such type of any name of the round and mention
+    any of the names (on guava, a field added to `Preconditions` beside an `append` added elsewhere
+    sent every file with `import static ...Preconditions.checkNotNull` that says `append`)."""
+    return switches.enabled(IMPORTS_BY_NAME_ENV, "take the static importers of every changed type that mention "
+                                                 "any changed name")
+
+
+IMPORT_USES_ENV = "PYBRIDGE_CHECK_IMPORT_USES"
+
+
+def import_uses_enabled() -> bool:
+    """Whether a file that statically imports N from T (or a subtype) and uses N is sent on its uses,
+    not on its import (PYBRIDGE_CHECK_IMPORT_USES, default 1; see `CheckPropagation.name_users`)."""
+    return switches.enabled(IMPORT_USES_ENV, "compile every file that statically imports a name from a type "
+                                             "that declares a new member of that name and mentions it")
+
+
+OBJECT_OVERLOAD_ENV = "PYBRIDGE_CHECK_OBJECT_OVERLOAD"
+
+
+def object_overload_enabled() -> bool:
+    """Whether a new method taking Object for every parameter is no candidate for a call bound to a
+    method of its arity with reference parameters only (`_more_specific`; PYBRIDGE_CHECK_OBJECT_OVERLOAD,
+    default 1)."""
+    return switches.enabled(OBJECT_OVERLOAD_ENV, "compile every call of an added Object overload's arity")
 
 
 class CheckPropagation(Propagation):
@@ -221,17 +283,33 @@ class CheckPropagation(Propagation):
                     shape = None if entry[KIND] == "RECORD_COMPONENT" else member_shape(key)
                     shaped.setdefault(name, []).append(
                         (shape, _closure({type_key(t) for t in down}, sups) | {OBJECT}))
+            import_uses = import_uses_enabled()
+            # (path, name) -> whether the file has a reference named N, not in an import, bound to a member
+            # outside T's hierarchy (of every T declaring N): a static import of the new N may capture it.
+            elsewhere: dict[tuple[str, str], bool] = {}
             for path, name, key, kind, flags in r.references_named(members):
-                if path in out:
-                    continue
                 declaring = owner_of(key)
+                if not flags & REF_IN_IMPORT:
+                    outside = not all(declaring in within for _shape, within in shaped.get(name, ()))
+                    elsewhere[(path, name)] = elsewhere.get((path, name), False) or outside
+                if path in out or (import_uses and flags & REF_IN_IMPORT):
+                    continue
                 target = member_shape(key)
                 if any(declaring in within and may_capture(shape, target, kind, flags)
                        for shape, within in shaped.get(name, ())):
                     out.add(path)
             out |= r.paths_with_problems_named(members) | r.blocked_paths(members)
             importers = r.import_references(set().union(*below.values()))
-            if importers:
+            if importers and imports_by_name_enabled():
+                # Rule 4 for each name: a static import of a type that has the new N as a member, and N.
+                for name in sorted(members):
+                    mine = r.import_references(below[name]) if len(below) > 1 else importers
+                    if mine - out:
+                        users = (mine - out) & r.paths_mentioning({name})
+                        if import_uses:
+                            users = {path for path in users if elsewhere.get((path, name), True)}
+                        out |= users
+            elif importers:
                 out |= importers & r.paths_mentioning(members)
         annotations = [key for key, owner in owners.items() if owner[KIND] == "ANNOTATION"]
         if annotations:

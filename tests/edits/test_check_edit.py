@@ -27,7 +27,17 @@ import pytest
 from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.edits import check as check_module
 from pybridge.edits.overlay import MIRRORS_ENV, forget_mirrors
-from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
+from pybridge.edits.plan import (
+    IMPORT_USES_ENV,
+    IMPORTS_BY_NAME_ENV,
+    OBJECT_OVERLOAD_ENV,
+    PLAN_ENV,
+    PLANS,
+    PlanError,
+    may_capture,
+    member_shape,
+    plan_kind,
+)
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.planner import forget_placements
@@ -214,9 +224,24 @@ def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_nam
     ("Lp/T;.m)I", "Lp/T$m;", "type_use", 0, True),                                 # obscuring a member type
     ("Lp/T;.m(I)V", "Lp/T;.m(Q)V", "invocation", 0, True),                         # a key that does not parse
     ("Lp/T;.m<T:Ljava/lang/Object;>(Ljava/util/Map<TK;[TV;>;I)V", "Lp/T;.m(I)V", "invocation", 0, False),
+    # An overload taking Object against a call bound to reference parameters only: more specific, kept.
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/String;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;Ljava/lang/Object;)V", "Lp/T;.m(Ljava/util/List<TE;>;[I)V", "invocation", 0, True),
+    ("Lp/T;.m(Ljava/lang/Object;Ljava/lang/Object;)V", "Lp/T;.m([ILjava/util/List<TE;>;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/Integer;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(TT;)V", "invocation", 0, True),          # erases to Object
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/Object;)V", "invocation", 0, True),
+    ("Lp/T;.m(Ljava/lang/Object;I)V", "Lp/T;.m(Ljava/lang/String;I)V", "invocation", 0, True),  # a primitive
+    ("Lp/T;.m(Ljava/lang/String;)V", "Lp/T;.m(Ljava/lang/Integer;)V", "invocation", 0, True),
 ])
 def test_which_references_a_new_member_may_capture(new, target, kind, flags, expected):
     assert may_capture(member_shape(new), member_shape(target), kind, flags) is expected
+
+
+def test_an_object_overload_captures_every_call_of_its_arity_with_its_switch_off(monkeypatch):
+    monkeypatch.setenv(OBJECT_OVERLOAD_ENV, "0")
+    new, target = member_shape("Lp/T;.m(Ljava/lang/Object;)V"), member_shape("Lp/T;.m(Ljava/lang/String;)V")
+    assert may_capture(new, target, "invocation", 0) is True
 
 
 def test_the_check_plan_is_named_in_the_environment(monkeypatch):
@@ -388,6 +413,56 @@ public class Pair {
     }
 }
 """
+LABELS = """package com.acme.edits;
+
+public final class Labels {
+    private Labels() {
+    }
+
+    public static String label(String s) {
+        return s;
+    }
+
+    public static String label(String a, String b) {
+        return a + b;
+    }
+}
+"""
+OTHER = """package com.acme.edits;
+
+public final class Other {
+    private Other() {
+    }
+
+    public static String label(int n) {
+        return "n" + n;
+    }
+}
+"""
+LABEL_USER = """package com.acme.edits;
+
+import static com.acme.edits.Labels.label;
+
+public class LabelUser {
+    public String one() {
+        return label("x") + label("a", "b");
+    }
+}
+"""
+LABEL_CAPTURE = """package com.acme.edits;
+
+import static com.acme.edits.Labels.label;
+import static com.acme.edits.Other.label;
+
+public class LabelCapture {
+    public String boxed() {
+        return label(Integer.valueOf(1));
+    }
+}
+"""
+LABEL_OBJECT = ("        return a + b;\n    }\n",
+                "        return a + b;\n    }\n\n"
+                "    public static String label(Object o) {\n        return \"o\";\n    }\n")
 # An overload before the others: `pick(int)` becomes `Tools#pick(+1).`, `pick(int, int)` `Tools#pick(+2).`.
 PICK_LONG = ("    public static int pick(int n) {",
              "    public static int pick(long n) {\n        return 0;\n    }\n\n    public static int pick(int n) {")
@@ -395,11 +470,16 @@ PICK_LONG = ("    public static int pick(int n) {",
 
 @pytest.fixture(scope="module")
 def overloads(tmp_path_factory, worker):
-    """samples/edits and three files: Tools with two overloads of `pick`, Importer (a static import of
-    `pick`, a call of arity 1) and Pair (`Tools.pick(1, 2)`), synced."""
+    """samples/edits and more files, synced: Tools with two overloads of `pick`, Importer (a static import
+    of `pick`, a call of arity 1) and Pair (`Tools.pick(1, 2)`); Labels with `label(String)` and
+    `label(String, String)`, Other with `label(int)`, LabelUser (a static import of Labels' `label`, calls
+    `label("x")` and `label("a", "b")`) and LabelCapture (static imports of both classes' `label`, a call
+    `label(Integer.valueOf(1))` bound to Other's `label(int)` by unboxing)."""
     root = tmp_path_factory.mktemp("overloads") / "edits"
     shutil.copytree(SAMPLES / "edits", root)
-    for name, text in (("Tools.java", TOOLS), ("Importer.java", IMPORTER), ("Pair.java", PAIR)):
+    for name, text in (("Tools.java", TOOLS), ("Importer.java", IMPORTER), ("Pair.java", PAIR),
+                       ("Labels.java", LABELS), ("Other.java", OTHER), ("LabelUser.java", LABEL_USER),
+                       ("LabelCapture.java", LABEL_CAPTURE)):
         (root / P / name).write_text(text, encoding="utf-8")
     state = root.parent / "state"
     sync(root, state_dir=state, worker=worker)
@@ -446,3 +526,56 @@ def test_a_file_that_only_gains_an_import_target_and_moved_symbols_is_not_diffed
     assert on == off and check.checked.compiled == 2 and check.verdict == "clean"
     assert (counts["same"], counts["stored_facts"]) == (1, 1)            # Importer same; Tools read
     assert (counts_off["same"], counts_off["stored_facts"]) == (0, 2)
+
+
+def test_an_added_object_overload_sends_the_static_importers_that_can_bind_to_it_not_the_others(overloads, worker,
+                                                                                                 monkeypatch):
+    """`label(Object)` added to Labels. LabelCapture's `label(Integer.valueOf(1))` now binds to it (phase 1
+    of overload resolution, no unboxing): changes_meaning. LabelUser's calls cannot move: `label("x")`
+    is bound to `label(String)`, more specific than any `label(Object)` (PYBRIDGE_CHECK_OBJECT_OVERLOAD),
+    `label("a", "b")` has another arity, and its static import only gains a target
+    (PYBRIDGE_CHECK_IMPORT_USES: a file that imports N statically is judged on its uses of N; LabelCapture
+    has one bound outside Labels, so it is kept). With either switch off LabelUser is compiled too; every
+    setting, and the broad plan, answers the same."""
+    root, state = overloads
+    change = [FileChange(**_changed(root, "Labels.java", *LABEL_OBJECT))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for plan, off in (("narrow", None), ("narrow", OBJECT_OVERLOAD_ENV), ("narrow", IMPORT_USES_ENV),
+                          ("broad", None)):
+            for name in (OBJECT_OVERLOAD_ENV, IMPORT_USES_ENV, IMPORTS_BY_NAME_ENV):
+                monkeypatch.setenv(name, "0" if name == off else "1")
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan=plan)
+            runs[(plan, off)] = check_edit(session, change)
+    check = runs[("narrow", None)]
+    assert check.verdict == "changes_meaning"
+    assert [(r.path.removeprefix(P), r.range.start.line, r.from_.display, r.to and r.to.display)
+            for r in check.rebound] == [("LabelCapture.java", 7, "label(int)", "label(Object)")]
+    assert all(_answer(other) == _answer(check) for other in runs.values())
+    assert {key: c.checked.compiled for key, c in runs.items()} == {
+        ("narrow", None): 2, ("narrow", OBJECT_OVERLOAD_ENV): 3, ("narrow", IMPORT_USES_ENV): 3,
+        ("broad", None): 4}          # Labels, LabelCapture (+ LabelUser) (+ Other, which mentions `label`)
+
+
+def test_a_static_importer_is_sent_for_the_names_of_the_types_it_imports_from_not_for_others(overloads, worker,
+                                                                                            monkeypatch):
+    """One change adds `label(Object)` to Tools and a field `pick` to Labels. Importer imports from Tools
+    and says `pick`; LabelUser and LabelCapture import from Labels and say `label`: none imports from a
+    type that gained a member of a name it says. PYBRIDGE_CHECK_IMPORTS_BY_NAME takes rule 4 name by
+    name and compiles the two changed files; off, the importers of either type that say either name
+    are compiled too. The answers are equal."""
+    root, state = overloads
+    changes = [FileChange(**_changed(root, "Tools.java", "    private Tools() {",
+                                     "    public static String label(Object o) {\n        return \"t\";\n    }\n\n"
+                                     "    private Tools() {")),
+               FileChange(**_changed(root, "Labels.java", "    private Labels() {",
+                                     "    public static int pick;\n\n    private Labels() {"))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(IMPORTS_BY_NAME_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, changes)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    assert sorted(d.symbol.display for d in runs["1"].declarations.added) == ["label(Object)", "pick"]
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 5)
