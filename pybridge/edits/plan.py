@@ -14,7 +14,8 @@ name, header or supertypes keep the sync's plan), a file can bind differently on
    capture it (`may_capture`: methods and fields apart, a call's arity, an overload taking Object
    against reference parameters);
 2. it declares a subtype of T (unqualified names in its bodies, nested classes included: hiding,
-   overriding; the sync planner's subtype files, kept);
+   overriding; the sync planner's subtype files, kept; for a T whose only changes are fields, those
+   that mention one of their names: `CheckPropagation.subtype_users`);
 3. it has a compiler problem or a blocked name named N (an access that does not bind now);
 4. it imports a member of T or of a subtype of T (a static import, single or on demand) and
    mentions N (name by name: `imports_by_name_enabled`), unless every reference of it named N but
@@ -236,6 +237,16 @@ def imports_by_name_enabled() -> bool:
                                                  "any changed name")
 
 
+FIELD_SUBTYPES_ENV = "PYBRIDGE_CHECK_FIELD_SUBTYPES"
+
+
+def field_subtypes_enabled() -> bool:
+    """Whether rule 2 sends, for a type whose only changes are fields, only the subtype files that
+    mention one of their names (PYBRIDGE_CHECK_FIELD_SUBTYPES, default 1)."""
+    return switches.enabled(FIELD_SUBTYPES_ENV, "compile every file declaring a subtype of a type that gained "
+                                                "or changed a field")
+
+
 IMPORT_USES_ENV = "PYBRIDGE_CHECK_IMPORT_USES"
 
 
@@ -314,6 +325,21 @@ class CheckPropagation(Propagation):
         annotations = [key for key, owner in owners.items() if owner[KIND] == "ANNOTATION"]
         if annotations:
             out |= r.paths_referencing(annotations)
+        return out
+
+    def subtype_users(self, types: set[str], fields: dict[str, set[str]]) -> set[str]:
+        """Rule 2, except for a type whose only changes are fields (`field_subtypes_enabled`): the files
+        declaring its subtypes that mention one of those fields' names. A field is no candidate for an
+        override, an implicit `super()` or an abstract method to implement, and an ambiguous or hidden
+        field is an error or a rebind only where its name is used: a file without the name has no
+        binding, diagnostic, relation or declaration the new field can change."""
+        if not fields or not field_subtypes_enabled():
+            return super().subtype_users(types, fields)
+        out = super().subtype_users(types - set(fields), {})
+        for owner, names in sorted(fields.items()):
+            below = super().subtype_users({owner}, {}) - out
+            if below:
+                out |= below & self.r.paths_mentioning(names)
         return out
 
     def may_retarget_lambdas(self, before: Signature | None, after: Signature) -> bool:

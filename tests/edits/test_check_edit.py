@@ -28,6 +28,7 @@ from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.edits import check as check_module
 from pybridge.edits.overlay import MIRRORS_ENV, forget_mirrors
 from pybridge.edits.plan import (
+    FIELD_SUBTYPES_ENV,
     IMPORT_USES_ENV,
     IMPORTS_BY_NAME_ENV,
     OBJECT_OVERLOAD_ENV,
@@ -579,3 +580,22 @@ def test_a_static_importer_is_sent_for_the_names_of_the_types_it_imports_from_no
     assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
     assert sorted(d.symbol.display for d in runs["1"].declarations.added) == ["label(Object)", "pick"]
     assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 5)
+
+
+def test_a_field_added_to_a_superclass_sends_only_the_subtype_files_that_say_its_name(edits, worker, monkeypatch):
+    """A field `zz` added to Shape: Circle (a subtype) never says `zz`, so no binding, error or relation
+    of it can change (PYBRIDGE_CHECK_FIELD_SUBTYPES: for a type whose only changes are fields, the subtype
+    files that mention one of their names); with the switch off it is compiled as the sync planner
+    would. The answers are equal. (A subtype file that uses the name is kept: the hiding cases above.)"""
+    _, root, state = edits
+    change = [FileChange(**_changed(root, "Shape.java", "public class Shape {\n",
+                                    "public class Shape {\n    public int zz;\n\n"))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(FIELD_SUBTYPES_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    assert [d.symbol.display for d in runs["1"].declarations.added] == ["zz"]
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, 2)     # Shape (+ Circle)
