@@ -237,6 +237,16 @@ def imports_by_name_enabled() -> bool:
                                                  "any changed name")
 
 
+IMPLICIT_ARITY_ENV = "PYBRIDGE_CHECK_IMPLICIT_ARITY"
+
+
+def implicit_arity_enabled() -> bool:
+    """Whether a `close` or `iterator` method that no call of arity 0 can choose leaves the files that
+    can see it alone (PYBRIDGE_CHECK_IMPLICIT_ARITY, default 1; `CheckPropagation.may_be_called_implicitly`)."""
+    return switches.enabled(IMPLICIT_ARITY_ENV, "compile every file that can see a changed close or iterator "
+                                                "method, whatever its parameters")
+
+
 FIELD_SUBTYPES_ENV = "PYBRIDGE_CHECK_FIELD_SUBTYPES"
 
 
@@ -341,6 +351,15 @@ class CheckPropagation(Propagation):
             if below:
                 out |= below & self.r.paths_mentioning(names)
         return out
+
+    def may_be_called_implicitly(self, key: str) -> bool:
+        """try-with-resources calls `close()` and a for-each `iterator()`, with no argument (JLS 14.20.3,
+        14.14.2): only a method that a call of arity 0 can choose (no parameter, or one varargs
+        parameter) can be that call's (`implicit_arity_enabled`); an `iterator(Object)` cannot."""
+        if not implicit_arity_enabled():
+            return True
+        shape = member_shape(key)
+        return shape is None or not shape.known or shape.arity == 0 or (shape.spread and shape.arity == 1)
 
     def may_retarget_lambdas(self, before: Signature | None, after: Signature) -> bool:
         return not all(len(s) > MODIFIERS and s[MODIFIERS] & _STATIC_OR_PRIVATE

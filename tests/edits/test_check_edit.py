@@ -29,6 +29,7 @@ from pybridge.edits import check as check_module
 from pybridge.edits.overlay import MIRRORS_ENV, forget_mirrors
 from pybridge.edits.plan import (
     FIELD_SUBTYPES_ENV,
+    IMPLICIT_ARITY_ENV,
     IMPORT_USES_ENV,
     IMPORTS_BY_NAME_ENV,
     OBJECT_OVERLOAD_ENV,
@@ -599,3 +600,23 @@ def test_a_field_added_to_a_superclass_sends_only_the_subtype_files_that_say_its
     assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
     assert [d.symbol.display for d in runs["1"].declarations.added] == ["zz"]
     assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, 2)     # Shape (+ Circle)
+
+
+def test_an_iterator_method_that_takes_an_argument_does_not_send_the_whole_module(edits, worker, monkeypatch):
+    """A for-each calls `iterator()` and try-with-resources `close()` without naming them, so the sync
+    planner re-indexes every file that can see a changed `close` or `iterator`. A static `iterator(Object)`
+    added to Printer cannot be such a call's (no argument): with PYBRIDGE_CHECK_IMPLICIT_ARITY the check
+    compiles Printer alone; off, the whole module. The answers are equal."""
+    _, root, state = edits
+    body = "        return \"printer\";\n    }\n"
+    method = "\n    public static java.util.Iterator<Object> iterator(Object o) {\n        return null;\n    }\n"
+    change = [FileChange(**_changed(root, "Printer.java", body, body + method))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(IMPLICIT_ARITY_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    files = len(list((root / P).iterdir()))
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, files)
