@@ -35,8 +35,10 @@ count), so it no longer recompiles every file that can see the interface.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from pybridge import switches
 from pybridge.facts import REF_IN_IMPORT, REF_IN_JAVADOC
@@ -237,6 +239,18 @@ def imports_by_name_enabled() -> bool:
                                                  "any changed name")
 
 
+STATIC_IMPORT_TEXT_ENV = "PYBRIDGE_CHECK_STATIC_IMPORT_TEXT"
+_STATIC_IMPORT = re.compile(r"\bimport\s+static\b([^;]*);")
+_SPACE = re.compile(r"\s+")
+
+
+def static_import_text_enabled() -> bool:
+    """Whether rule 4 keeps only the files whose text statically imports the name (or `*`) from one of the
+    types (PYBRIDGE_CHECK_STATIC_IMPORT_TEXT, default 1): the store's import references do not tell a
+    plain `import p.T;` from `import static p.T.*;`, and only the second imports T's members."""
+    return switches.enabled(STATIC_IMPORT_TEXT_ENV, "take every file that imports a type of rule 4 in any way")
+
+
 IMPLICIT_ARITY_ENV = "PYBRIDGE_CHECK_IMPLICIT_ARITY"
 
 
@@ -329,6 +343,8 @@ class CheckPropagation(Propagation):
                         users = (mine - out) & r.paths_mentioning({name})
                         if import_uses:
                             users = {path for path in users if elsewhere.get((path, name), True)}
+                        if users and static_import_text_enabled():
+                            users = {path for path in users if self._imports_statically(path, below[name], name)}
                         out |= users
             elif importers:
                 out |= importers & r.paths_mentioning(members)
@@ -351,6 +367,34 @@ class CheckPropagation(Propagation):
             if below:
                 out |= below & self.r.paths_mentioning(names)
         return out
+
+    def _imports_statically(self, path: str, types: set[str], name: str) -> bool:
+        """Whether the file may statically import `name` from one of `types` (`import static X.name;` or
+        `import static X.*;`, X one of them by its canonical or binary name): its import references
+        name the type of any import, a plain `import p.T;` too. True when its text cannot be read, or an
+        `import static` of it holds a comment (not parsed: kept)."""
+        entry = self.files.get(path)
+        try:
+            text = Path(entry.abs_path).read_bytes().decode("utf-8", errors="replace") if entry else None
+        except OSError:
+            text = None
+        if text is None or "import" not in text:      # unreadable, or not in an ASCII-compatible encoding
+            return True
+        wanted = set()
+        for key in types:
+            flat = type_key(key)
+            if flat.startswith("L") and flat.endswith(";"):
+                binary = flat[1:-1].replace("/", ".")
+                wanted |= {binary, binary.replace("$", ".")}
+        for m in _STATIC_IMPORT.finditer(text):
+            body = m.group(1)
+            if "/" in body or "\\" in body:              # a comment, a Unicode escape: not parsed here
+                return True
+            target = _SPACE.sub("", body)
+            owner, _, member = target.rpartition(".")
+            if owner in wanted and member in ("*", name):
+                return True
+        return False
 
     def may_be_called_implicitly(self, key: str) -> bool:
         """try-with-resources calls `close()` and a for-each `iterator()`, with no argument (JLS 14.20.3,

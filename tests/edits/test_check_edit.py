@@ -35,6 +35,7 @@ from pybridge.edits.plan import (
     OBJECT_OVERLOAD_ENV,
     PLAN_ENV,
     PLANS,
+    STATIC_IMPORT_TEXT_ENV,
     PlanError,
     may_capture,
     member_shape,
@@ -462,6 +463,16 @@ public class LabelCapture {
     }
 }
 """
+PLAIN = """package com.acme.edits;
+
+import com.acme.edits.Labels;
+
+public class Plain {
+    public String both() {
+        return Labels.label("x") + Other.label(1);
+    }
+}
+"""
 LABEL_OBJECT = ("        return a + b;\n    }\n",
                 "        return a + b;\n    }\n\n"
                 "    public static String label(Object o) {\n        return \"o\";\n    }\n")
@@ -476,12 +487,13 @@ def overloads(tmp_path_factory, worker):
     of `pick`, a call of arity 1) and Pair (`Tools.pick(1, 2)`); Labels with `label(String)` and
     `label(String, String)`, Other with `label(int)`, LabelUser (a static import of Labels' `label`, calls
     `label("x")` and `label("a", "b")`) and LabelCapture (static imports of both classes' `label`, a call
-    `label(Integer.valueOf(1))` bound to Other's `label(int)` by unboxing)."""
+    `label(Integer.valueOf(1))` bound to Other's `label(int)` by unboxing), Plain (a plain `import` of
+    Labels, calls `Labels.label("x")` and `Other.label(1)`)."""
     root = tmp_path_factory.mktemp("overloads") / "edits"
     shutil.copytree(SAMPLES / "edits", root)
     for name, text in (("Tools.java", TOOLS), ("Importer.java", IMPORTER), ("Pair.java", PAIR),
                        ("Labels.java", LABELS), ("Other.java", OTHER), ("LabelUser.java", LABEL_USER),
-                       ("LabelCapture.java", LABEL_CAPTURE)):
+                       ("LabelCapture.java", LABEL_CAPTURE), ("Plain.java", PLAIN)):
         (root / P / name).write_text(text, encoding="utf-8")
     state = root.parent / "state"
     sync(root, state_dir=state, worker=worker)
@@ -555,8 +567,8 @@ def test_an_added_object_overload_sends_the_static_importers_that_can_bind_to_it
             for r in check.rebound] == [("LabelCapture.java", 7, "label(int)", "label(Object)")]
     assert all(_answer(other) == _answer(check) for other in runs.values())
     assert {key: c.checked.compiled for key, c in runs.items()} == {
-        ("narrow", None): 2, ("narrow", OBJECT_OVERLOAD_ENV): 3, ("narrow", IMPORT_USES_ENV): 3,
-        ("broad", None): 4}          # Labels, LabelCapture (+ LabelUser) (+ Other, which mentions `label`)
+        ("narrow", None): 2, ("narrow", OBJECT_OVERLOAD_ENV): 4, ("narrow", IMPORT_USES_ENV): 3,
+        ("broad", None): 5}     # Labels, LabelCapture (+ LabelUser) (+ Plain's `label("x")`) (+ Other: `label`)
 
 
 def test_a_static_importer_is_sent_for_the_names_of_the_types_it_imports_from_not_for_others(overloads, worker,
@@ -580,7 +592,7 @@ def test_a_static_importer_is_sent_for_the_names_of_the_types_it_imports_from_no
             runs[setting] = check_edit(session, changes)
     assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
     assert sorted(d.symbol.display for d in runs["1"].declarations.added) == ["label(Object)", "pick"]
-    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 5)
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 6)     # (+ Plain: imports Labels)
 
 
 def test_a_field_added_to_a_superclass_sends_only_the_subtype_files_that_say_its_name(edits, worker, monkeypatch):
@@ -620,3 +632,22 @@ def test_an_iterator_method_that_takes_an_argument_does_not_send_the_whole_modul
     assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
     files = len(list((root / P).iterdir()))
     assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, files)
+
+
+def test_a_plain_import_of_the_type_is_no_static_import_of_its_new_member(overloads, worker, monkeypatch):
+    """`label(Object)` added to Labels. Plain imports Labels with a plain `import` (the store records it
+    as Labels' static importers are recorded: an import reference to the type) and says `label`, one of
+    its calls bound outside Labels (`Other.label(1)`): rule 4 would keep it, but only `import static
+    ...Labels.label` or `...Labels.*` brings the new member in. With PYBRIDGE_CHECK_STATIC_IMPORT_TEXT the
+    plan reads the importers' `import static` lines and leaves Plain out; off, it is compiled. The answers
+    are equal."""
+    root, state = overloads
+    change = [FileChange(**_changed(root, "Labels.java", *LABEL_OBJECT))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(STATIC_IMPORT_TEXT_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "changes_meaning"
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 3)     # Labels, LabelCapture (+ Plain)
