@@ -169,9 +169,17 @@ def _latency_summary(walls: list[float], compiled: list[int], rounds: list[int],
 
 
 def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), kinds: tuple[str, ...] = KINDS,
-        sizes: tuple[int, ...] = (1, 5)) -> dict:
+        sizes: tuple[int, ...] = (1, 5), switches: tuple[str, ...] = ()) -> dict:
     """Each change checked once per plan (`plans`, in turn on the same warm worker); with two plans,
-    their answers (`EditCheck.model_dump()` but `checked.compiled` and `rounds`) must be equal."""
+    their answers (`EditCheck.model_dump()` but `checked.compiled` and `rounds`) must be equal.
+    `switches`: each change is checked with them all off (0) and all on (1), in turn (the order
+    alternating from one change to the next, so that neither side always runs second), on the
+    narrow plan; the settings are then the "plans" (`off`, `on`) and their answers must be equal too.
+    Every check's phases (`Phases`: wall and CPU, the worker's JVM time) are kept in `rows`."""
+    settings: dict[str, dict[str, str]] = {plan: {} for plan in plans}
+    if switches:
+        settings = {"off": {s: "0" for s in switches}, "on": {s: "1" for s in switches}}
+        plans = ("off", "on")
     source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
     out: dict = {"workspace": name, "plans": list(plans), "kinds": list(kinds)}
     with tempfile.TemporaryDirectory(prefix=f"pybridge-check-{name}-") as tmp, Worker() as worker:
@@ -188,7 +196,9 @@ def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), 
         rng = random.Random(seed)
         with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
             sessions = {plan: EditSession(root.resolve(), reader, worker, lambda i, k: f"{i}", lambda d, m: d,
-                                          plan=plan) for plan in plans}
+                                          plan=None if switches else plan) for plan in plans}
+            rows: list[dict] = []
+            out["rows"] = rows
             check_edit(sessions[plans[0]], pick(root, rng, candidates, 1))   # the first check loads JDT's paths
             differing = []
             for size in sizes:
@@ -199,17 +209,34 @@ def run(name: str, edits: int, seed: int, plans: tuple[str, ...] = ("narrow",), 
                 for i in range(edits):
                     changes = pick(root, rng, candidates, size, kinds)
                     answers = {}
-                    for plan in plans:
-                        t = time.perf_counter()
-                        check = check_edit(sessions[plan], changes)
+                    order = plans if not switches or i % 2 == 0 else plans[::-1]
+                    for plan in order:
+                        os.environ.update(settings[plan])
+                        session = sessions[plan]
+                        session.phases = Phases()
+                        t, c = time.perf_counter(), time.process_time()
+                        check = check_edit(session, changes)
                         walls[plan].append(time.perf_counter() - t)
+                        p = session.phases
+                        rows.append({"size": size, "edit": i + 1, "setting": plan,
+                                     "wall_s": round(walls[plan][-1], 3),
+                                     "cpu_s": round(time.process_time() - c, 3), "jvm_s": p.jvm_ms / 1000,
+                                     "load": round(os.getloadavg()[0], 2), "compiled": check.checked.compiled,
+                                     "rounds": check.checked.rounds, "verdict": check.verdict,
+                                     "wall": {k: round(v, 3) for k, v in p.wall.items()},
+                                     "cpu": {k: round(v, 3) for k, v in p.cpu.items()}, "counts": dict(p.counts)})
                         compiled[plan].append(check.checked.compiled)
                         rounds[plan].append(check.checked.rounds)
                         verdicts[plan][check.verdict] += 1
                         answers[plan] = _answer(check)
                         print(f"  {size} file(s) #{i + 1} {plan}: {walls[plan][-1]:.2f} s, {check.checked.compiled} "
                               f"compiled, {check.checked.rounds} rounds, {check.verdict}, {len(check.rebound)} "
-                              "rebound", flush=True)
+                              f"rebound; cpu {rows[-1]['cpu_s']:.2f} s, jvm {p.jvm_ms / 1000:.2f} s, load "
+                              f"{rows[-1]['load']:.1f}\n    " + " ".join(
+                                  f"{k} {p.wall[k]:.3f}/{p.cpu.get(k, 0):.3f}" for k in PHASES if k in p.wall),
+                              flush=True)
+                    for k in settings[plans[-1]]:
+                        os.environ.pop(k, None)
                     if len(plans) > 1 and any(answers[p] != answers[plans[0]] for p in plans[1:]):
                         differing.append({"size": size, "edit": i + 1, "paths": [c.path for c in changes]})
                         print(f"  ANSWERS DIFFER: {differing[-1]}", flush=True)
@@ -952,7 +979,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3, help="--phases: checks per case (medians)")
     parser.add_argument("--callers", type=int, default=181, help="--phases: the deleted method's referring files")
     parser.add_argument("--switch", action="append", default=[],
-                        help="--phases: a PYBRIDGE_* switch to measure off (0) and on (1) in the same run")
+                        help="a PYBRIDGE_* switch to measure off (0) and on (1) in the same run (--phases, and the "
+                             "latency run: each change checked with all of them off and on, answers equal)")
     parser.add_argument("--jfr", type=Path, help="--phases: record the worker with JFR here; samples split by case")
     parser.add_argument("--under", default="", help="--javac: edit only methods of files under this path prefix "
                         "(e.g. src/main/; the files judged are still every file the edit can affect)")
@@ -984,7 +1012,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown kinds {sorted(unknown)}; use some of {', '.join(ALL_KINDS)}")
     sizes = tuple(int(x) for x in args.sizes.split(","))
-    results = [run(name, args.edits, args.seed, plans, kinds, sizes) for name in names]
+    results = [run(name, args.edits, args.seed, plans, kinds, sizes, tuple(args.switch)) for name in names]
     out = args.out or HERE / ("check_edit-plans.json" if args.compare_plans else "check_edit.json")
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 

@@ -25,7 +25,7 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pybridge import switches
@@ -293,8 +293,49 @@ class Compiled:
     # stored version's: the same rows (their text is not read; their summary is the stored one).
     same: set[str] = field(default_factory=set)
     digests: dict[str, bytes] | None = None        # the generation's version digests, once needed
+    # The changed files' signatures digest the generation's SCIP symbol of each declaration that kept
+    # its key (PYBRIDGE_CHECK_STABLE_SCIP, narrow plan only): see `stable_scip_enabled`.
+    stable_scip: bool = False
+    # PYBRIDGE_CHECK_SKIP_GAINED (see `skip_gained_enabled`): binding key -> the generation's SCIP symbol
+    # of each declaration of a changed file that kept its key but whose SCIP symbol moved (an overload
+    # index), and the keys the changed files declare that their stored versions did not.
+    moved_scip: dict[str, str] = field(default_factory=dict)
+    new_keys: set[str] = field(default_factory=set)
     rounds: int = 0
     compiled: int = 0
+
+
+STABLE_SCIP_ENV = "PYBRIDGE_CHECK_STABLE_SCIP"
+
+
+def stable_scip_enabled() -> bool:
+    """Whether the narrow plan digests a changed file's declarations with their stored SCIP symbols
+    (PYBRIDGE_CHECK_STABLE_SCIP, default 1). An overload added or removed moves the overload index
+    in the SCIP symbol of every other overload of its name declared after it (`m(+1)` becomes
+    `m(+2)`): the sync planner must count them changed (the files that refer to them store the new
+    symbol), so it re-indexed every caller of every overload of the name. Nothing a check answers
+    holds a new SCIP symbol of a declaration the generation has: bindings are compared by binding
+    key, and names come from the generation (`Names`); a declaration that kept its key and differs
+    only in that symbol changes no binding, diagnostic, relation or declaration elsewhere. The
+    added or removed overload itself still counts (its key is new or gone)."""
+    return switches.enabled(STABLE_SCIP_ENV, "count a declaration whose SCIP overload index moved as changed "
+                                             "(every caller of every overload of an added one is compiled)")
+
+
+SKIP_GAINED_ENV = "PYBRIDGE_CHECK_SKIP_GAINED"
+
+
+def skip_gained_enabled() -> bool:
+    """Whether a file compiled only because it could bind differently counts as `same` (not diffed,
+    its stored facts not read) when its new facts equal its stored ones but for references to the
+    declarations the change added (an import `import static p.C.m` also names an added `m`) and the
+    target SCIP symbols of references to declarations whose overload index moved
+    (PYBRIDGE_CHECK_SKIP_GAINED, default 1). Exact: the diff compares each stored reference's targets
+    with the new targets at its place and reports only targets lost; a reference gained next to
+    unchanged ones, or at a new place, is no rebind; and bindings are compared by key, not by SCIP
+    symbol. So such a file's diff is empty, as a `same` file's."""
+    return switches.enabled(SKIP_GAINED_ENV, "diff every file whose facts differ from its stored ones in anything "
+                                             "(a static import of an overloaded name, a moved overload index)")
 
 
 def compile_overlay(session: EditSession, env: Environment, changes: dict[str, str | None]) -> Compiled:
@@ -316,7 +357,9 @@ def compile_overlay(session: EditSession, env: Environment, changes: dict[str, s
             back = {e.abs_path: rel for rel, e in files.items()}
             shadow_roots = {job: [overlay.path(r) for r in rs] for job, rs in env.roots.items()}
         with phase("plan"):
-            propagation = propagation_class(plan_kind(session.plan))(session.reader, files, env.visible)
+            kind = plan_kind(session.plan)
+            propagation = propagation_class(kind)(session.reader, files, env.visible)
+            out.stable_scip = kind == "narrow" and stable_scip_enabled()
             # What placement read of a file's content before is taken again (the stored digest of
             # each unchanged file; PYBRIDGE_PLACEMENT_CACHE): the changed files are read.
             units = Units(files, shadow_roots, env.visible, env.encodings,
@@ -354,6 +397,12 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
             out.digests = reader.file_digests()
     known = out.digests or {}
     reused: list[str] = []
+    old_scip: dict[str, dict[str, str]] = {}       # changed file -> its stored declarations' SCIP symbols
+    skip_gained = skip_gained_enabled()
+    if out.stable_scip or skip_gained:
+        with phase("stored"):
+            old_scip = {rel: {d.key: d.scip for d in reader.file_declarations(rel)}
+                        for rel in sorted(batch) if rel in changes and rel in env.stored}
     for job, scope in env.scopes.items():
         paths = sorted(files[rel].abs_path for rel in batch | along if (files[rel].module, files[rel].scope) == job)
         if not paths:
@@ -370,7 +419,9 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
                 info = env.stored.get(rel)
                 if rel not in changes and info is not None and rel in known:
                     with phase("digest"):
-                        same = canonicalize(info.module, info.scope, rel, info.content_sha256, ff).digest == known[rel]
+                        same = canonicalize(info.module, info.scope, rel, info.content_sha256,
+                                            _without_gained(ff, out.moved_scip, out.new_keys) if skip_gained else ff
+                                            ).digest == known[rel]
                     if same:
                         phase.counts["same"] += 1
                         out.same.add(rel)
@@ -383,7 +434,14 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
                 with phase("summary"):
                     # Only the signatures: the planner's name round reads the generation's name index,
                     # never the new text's names (`summarize` would tokenize the whole file for them).
-                    signatures[rel] = declaration_signatures(text, ff)
+                    stored_scip = old_scip.get(rel)
+                    signatures[rel] = declaration_signatures(text, ff, stored_scip if out.stable_scip else None)
+                    if rel in changes and skip_gained:
+                        for d in ff.declarations:
+                            if stored_scip is None or d.key not in stored_scip:
+                                out.new_keys.add(d.key)
+                            elif stored_scip[d.key] != d.scip:
+                                out.moved_scip[d.key] = stored_scip[d.key]
 
         release = str(scope.release) if scope.release is not None else "17"
         request = IndexRequest(files=paths, sourcepath=[str(p) for p in overlay.sourcepath(env.sourcepath(job))],
@@ -405,6 +463,16 @@ def _round(session: EditSession, env: Environment, overlay: Overlay, files: dict
         for rel in reused:
             signatures[rel] = stored.get(env.stored[rel].file_version_id, {})
     return signatures, edges
+
+
+def _without_gained(ff: FileFacts, moved: Mapping[str, str], new_keys: set[str]) -> FileFacts:
+    """`ff` without its references to `new_keys`, and with the target SCIP symbol of each reference
+    to a declaration in `moved` (binding key -> the generation's SCIP symbol) set back to the
+    generation's (`skip_gained_enabled`). `ff` itself when no reference points to either."""
+    if not (moved or new_keys) or not any(r.target_key in moved or r.target_key in new_keys for r in ff.references):
+        return ff
+    return replace(ff, references=[r._replace(target_scip=moved[r.target_key]) if r.target_key in moved else r
+                                   for r in ff.references if r.target_key not in new_keys])
 
 
 # ------------------------------------------------------------------ the diff
@@ -489,6 +557,26 @@ def stored_facts(reader: Reader, rel: str) -> StoredFacts:
                 [(p.span, p.kind, p.name, p.message) for p in reader.problems(path=rel, errors_only=True)])
 
 
+BATCH_FACTS_ENV = "PYBRIDGE_CHECK_BATCH_FACTS"
+
+
+def batch_facts_enabled() -> bool:
+    """Whether a check reads the stored facts of the files it compares in one query per table
+    (`Reader.files_rows`, PYBRIDGE_CHECK_BATCH_FACTS, default 1) instead of four queries per file,
+    three of them looking the file's row up again."""
+    return switches.enabled(BATCH_FACTS_ENV, "read each compared file's stored facts with its own queries")
+
+
+def stored_facts_of(reader: Reader, paths: Iterable[str]) -> dict[str, StoredFacts]:
+    """`stored_facts` of each of `paths` the generation holds, by path."""
+    if not batch_facts_enabled():
+        return {rel: stored_facts(reader, rel) for rel in paths}
+    return {rel: StoredFacts([(r.span, r.kind, r.target_key) for r in rows.references], rows.declarations,
+                             [(x.kind, x.from_key, x.to_key) for x in rows.relations if x.kind in RELATION_KINDS],
+                             [(p.span, p.kind, p.name, p.message) for p in rows.problems])
+            for rel, rows in reader.files_rows(paths, errors_only=True).items()}
+
+
 def _rng(span: Span) -> Range:
     return Range.of((span.start_line, span.start_char, span.end_line, span.end_char))
 
@@ -559,7 +647,7 @@ def diff(session: EditSession, env: Environment, compiled: Compiled, changed: di
     same = compiled.same
     paths = sorted((set(compiled.facts) - same) | {rel for rel, text in changed.items() if text is None})
     with phase("stored_facts"):
-        olds = {rel: stored_facts(reader, rel) for rel in paths if rel in stored}
+        olds = stored_facts_of(reader, [rel for rel in paths if rel in stored])
     phase.counts["stored_facts"] += len(olds)
     maps: dict[str, TextMap] = {}
     with phase("textmap"):

@@ -100,6 +100,7 @@ from .rows import (
     CallSite,
     DeclRow,
     FileInfo,
+    FileRows,
     GenerationInfo,
     ModuleScope,
     ProblemRow,
@@ -112,7 +113,8 @@ from .staging import Staging
 from .store import DEFAULT_KEEP, Store
 
 __all__ = [
-    "BlockedRow", "CALL_KINDS", "CallSite", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "GenerationInfo",
-    "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store", "scope_matches",
+    "BlockedRow", "CALL_KINDS", "CallSite", "Collected", "DEFAULT_KEEP", "DeclRow", "FileInfo", "FileRows",
+    "GenerationInfo", "ModuleScope", "ProblemRow", "Reader", "RefRow", "RelationRow", "Staging", "Store",
+    "scope_matches",
     "SymbolInfo",
 ]

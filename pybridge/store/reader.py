@@ -30,6 +30,7 @@ from .rows import (
     CallSite,
     DeclRow,
     FileInfo,
+    FileRows,
     GenerationInfo,
     ModuleScope,
     ProblemRow,
@@ -982,6 +983,39 @@ class Reader:
             "SELECT x.kind, x.from_id, a.binding_key, x.to_id, b.binding_key FROM relations x"
             " JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
             " WHERE x.file_version_id = :fv ORDER BY x.kind, x.from_id, x.to_id", {"fv": fv[10]})]
+
+    def files_rows(self, paths: Iterable[str], *, errors_only: bool = False) -> dict[str, FileRows]:
+        """The stored references, declarations, relations and problems (`errors_only`: the errors) of
+        many files of the generation, by path, each table in the order of its one-file query: one query
+        per table for each 500 files, instead of four or more per file (a check compares the facts of
+        the files it compiled with these). A path the generation does not hold is left out."""
+        by_path = self.files_by_path()
+        ids = {by_path[p].file_version_id: p for p in set(paths) if p in by_path}
+        out = {path: FileRows() for path in sorted(ids.values())}
+        order = sorted(ids)
+        for i in range(0, len(order), 500):
+            chunk = order[i:i + 500]
+            params = {"g": self.generation.id, **{f"v{n}": fv for n, fv in enumerate(chunk)}}
+            within = "({})".format(", ".join(f":v{n}" for n in range(len(chunk))))
+            for r in self._rows(_REF_SELECT.format(where=f"r.file_version_id IN {within}") + _REF_ORDER, params):
+                out[r[0]].references.append(self._ref(r))
+            for r in self._rows(_DECL_SELECT.format(source=_DECLS_FIRST, where=f"d.file_version_id IN {within}")
+                                + " ORDER BY path, line, col, d.ord", params):
+                out[r[7]].declarations.append(self._decl(r))
+            for r in self._rows(
+                    "SELECT x.file_version_id, x.kind, x.from_id, a.binding_key, x.to_id, b.binding_key"
+                    " FROM relations x JOIN symbols a ON a.id = x.from_id JOIN symbols b ON b.id = x.to_id"
+                    f" WHERE x.file_version_id IN {within}"
+                    " ORDER BY x.file_version_id, x.kind, x.from_id, x.to_id", params):
+                path = ids[r[0]]
+                out[path].relations.append(RelationRow(RELATION_KINDS[r[1]], r[2], r[3], r[4], r[5], path))
+            errors = " AND p.is_error = 1" if errors_only else ""
+            for r in self._rows(
+                    f"SELECT {_PROBLEM_COLUMNS} FROM problems p" + _IN_GENERATION.format(t="p")
+                    + f" WHERE p.file_version_id IN {within}{errors} ORDER BY path, line, col, p.ord", params):
+                out[r[0]].problems.append(ProblemRow(r[0], r[1], r[2], PROBLEM_KINDS[r[3]], r[4], r[5],
+                                                     _span(r[6], r[7], r[8], r[9]), bool(r[10])))
+        return out
 
     def paths_relating_to(self, binding_keys: Iterable[str]) -> set[str]:
         """Paths of the generation's files holding a relation (extends, implements, overrides)

@@ -6,7 +6,7 @@ which made building 10,000 reference rows for a depth-3 call graph cost more tha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pybridge.facts import Span
@@ -140,3 +140,14 @@ class BlockedRow:
     count: int               # tokens the row stands for: 1 (more only in a migrated row)
     can_name: int            # pybridge.facts.CAN_NAME_* mask of what the token can name
     arity: int               # the number of arguments of the call it names; -1: no call, or unknown
+
+
+@dataclass(slots=True)
+class FileRows:
+    """The stored facts of one file of a generation, each table in the order its one-file query gives
+    (`Reader.file_references`, `file_declarations`, `file_relations`, `problems(path=...)`)."""
+
+    references: list[RefRow] = field(default_factory=list)
+    declarations: list[DeclRow] = field(default_factory=list)
+    relations: list[RelationRow] = field(default_factory=list)
+    problems: list[ProblemRow] = field(default_factory=list)

@@ -200,6 +200,8 @@ class Propagation:
         gone_keys: set[str] = set()
         gone_names: set[str] = set()
         member_of: set[str] = set()      # types whose members or header changed
+        # type -> the names of its changed fields, while every change to that type is a field's
+        fields_of: dict[str, set[str] | None] = {}
         escalate: set[str] = set()       # relpaths whose viewers must all be re-indexed
         fields: set[str] = set()         # names of fields and enum constants that changed
         if self._constants:
@@ -229,6 +231,12 @@ class Propagation:
                     # subtype or lambda can bind to it; its callers name it (the name and key rules).
                     continue
                 member_of.add(entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key)
+                if entry[KIND] == "FIELD":
+                    known = fields_of.setdefault(entry[DECLARING], set())
+                    if known is not None:
+                        known.add(entry[NAME])
+                else:
+                    fields_of[entry[DECLARING] if entry[KIND] not in _TYPE_KINDS else key] = None
                 if entry[KIND] in _TYPE_KINDS:
                     member_of.add(key)
                 if a is not None and b is not None and a[SUPERS] != b[SUPERS]:
@@ -239,7 +247,7 @@ class Propagation:
                             members.setdefault(e[NAME], {})[k] = e
                 if owner is not None and owner[KIND] in ("INTERFACE", "ANNOTATION"):
                     owners[entry[DECLARING]] = owner  # `@A` with a new element, `implements I` with a new method
-                if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED:
+                if entry[KIND] == "METHOD" and entry[NAME] in _IMPLICITLY_CALLED and self.may_be_called_implicitly(key):
                     escalate.add(path)
                 if entry[KIND] == "METHOD" and b is not None and self.may_retarget_lambdas(a, b):
                     # A removed method reaches its lambdas through the stored references to the
@@ -261,7 +269,7 @@ class Propagation:
         gone_names.discard("")
         if gone_names:
             out |= self.r.paths_with_problems_named(gone_names)
-        out |= self._subtype_files(member_of)
+        out |= self.subtype_users(member_of, {t: names for t, names in fields_of.items() if names})
         for path in escalate:
             out |= self._viewers(path)
         return {p for p in out if p in self.files and p not in done}
@@ -277,6 +285,18 @@ class Propagation:
         wanted = names | set(members) | {owner[NAME] for owner in owners.values()}
         wanted.discard("")
         return self.r.paths_mentioning(wanted) if wanted else set()
+
+    def may_be_called_implicitly(self, key: str) -> bool:
+        """Whether the method `key` named `close` or `iterator` may be the one try-with-resources or a
+        for-each calls without naming it (then every file that can see it is re-indexed). A sync
+        answers yes for each; a check may look at its parameters."""
+        return True
+
+    def subtype_users(self, types: set[str], fields: dict[str, set[str]]) -> set[str]:
+        """The files that may bind differently because members of `types` changed: those declaring
+        a subtype (`fields`: the types whose only changes are fields, by their names; a sync takes
+        their subtypes' files all the same, a check may look closer)."""
+        return self._subtype_files(types)
 
     def may_retarget_lambdas(self, before: Signature | None, after: Signature) -> bool:
         """Whether a method of an interface declared or changed as `after` (`before`: its old

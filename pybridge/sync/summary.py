@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pybridge.facts import Declaration, FileFacts, codepoints
@@ -116,8 +116,11 @@ def _signature_text(src: SourceText, d: Declaration, in_annotation: bool) -> str
     return src.text[start:end]
 
 
-def signatures(text: str, facts: FileFacts) -> Signatures:
-    """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc)."""
+def signatures(text: str, facts: FileFacts, scip: Mapping[str, str] | None = None) -> Signatures:
+    """binding key -> [kind, name, declaring key, supertypes digest, digest] (see the module doc).
+    `scip`: binding key -> the SCIP symbol to digest for that declaration instead of its own (a
+    check digests the generation's symbol of a declaration that kept its key, so that an overload
+    index moved by an added or removed overload does not count as a change: `pybridge.edits.check`)."""
     by_key = {d.key: d for d in facts.declarations}
     supers: dict[str, list[str]] = {}
     for rel in facts.relations:
@@ -153,7 +156,8 @@ def signatures(text: str, facts: FileFacts) -> Signatures:
         sig = _signature_text(src, d, parent is not None and parent.kind == "ANNOTATION")
         sup = hashlib.sha256("\n".join(sorted(supers.get(d.key, []))).encode()).hexdigest()[:16] \
             if d.kind in TYPE_KINDS else ""
-        payload = _JSON.encode([d.kind, d.name, d.display, d.dotted, d.scip, d.modifiers, d.declaring_key,
+        symbol = d.scip if scip is None else scip.get(d.key, d.scip)
+        payload = _JSON.encode([d.kind, d.name, d.display, d.dotted, symbol, d.modifiers, d.declaring_key,
                                 sup, sig])
         digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:20]
         out[d.key] = [d.kind, d.name, d.declaring_key, sup, digest, d.modifiers]

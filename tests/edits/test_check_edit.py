@@ -27,7 +27,20 @@ import pytest
 from pybridge.edits import EditSession, FileChange, check_edit
 from pybridge.edits import check as check_module
 from pybridge.edits.overlay import MIRRORS_ENV, forget_mirrors
-from pybridge.edits.plan import PLAN_ENV, PLANS, PlanError, may_capture, member_shape, plan_kind
+from pybridge.edits.plan import (
+    FIELD_SUBTYPES_ENV,
+    IMPLICIT_ARITY_ENV,
+    IMPORT_USES_ENV,
+    IMPORTS_BY_NAME_ENV,
+    OBJECT_OVERLOAD_ENV,
+    PLAN_ENV,
+    PLANS,
+    STATIC_IMPORT_TEXT_ENV,
+    PlanError,
+    may_capture,
+    member_shape,
+    plan_kind,
+)
 from pybridge.store import Store
 from pybridge.sync import default_state_dir, sync
 from pybridge.sync.planner import forget_placements
@@ -35,7 +48,7 @@ from pybridge.sync.state import store_path
 from tests.live.test_live import ENV
 from tests.live.test_live import ok as live_ok
 from tests.support.mcp_session import serve
-from tests.support.query_support import err, facade_for, ok, synced_sample
+from tests.support.query_support import SAMPLES, err, facade_for, ok, synced_sample
 
 P = "src/main/java/com/acme/edits/"
 SCIP = "scip-java maven dev.pybridge.samples/edits 1.0 com/acme/edits/"
@@ -148,10 +161,13 @@ def test_a_dependent_that_binds_as_before_is_compiled_but_its_old_facts_are_not_
     summarized: list[str] = []
     signatures = check_module.declaration_signatures
     monkeypatch.setattr(check_module, "declaration_signatures",
-                        lambda text, ff: summarized.append(ff.path.rsplit("/", 1)[-1]) or signatures(text, ff))
+                        lambda text, ff, scip=None: summarized.append(ff.path.rsplit("/", 1)[-1])
+                        or signatures(text, ff, scip))
     with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
         file_references = reader.file_references
+        files_rows = reader.files_rows
         monkeypatch.setattr(reader, "file_references", lambda path: read.append(path) or file_references(path))
+        monkeypatch.setattr(reader, "files_rows", lambda paths, **kw: read.extend(paths) or files_rows(paths, **kw))
         # The broad plan: the narrow one leaves Client out (its call `name()` has no argument; the
         # overload takes one, so it is no candidate for it).
         session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="broad")
@@ -211,9 +227,24 @@ def test_the_narrow_plan_keeps_a_call_captured_through_a_subclass_that_never_nam
     ("Lp/T;.m)I", "Lp/T$m;", "type_use", 0, True),                                 # obscuring a member type
     ("Lp/T;.m(I)V", "Lp/T;.m(Q)V", "invocation", 0, True),                         # a key that does not parse
     ("Lp/T;.m<T:Ljava/lang/Object;>(Ljava/util/Map<TK;[TV;>;I)V", "Lp/T;.m(I)V", "invocation", 0, False),
+    # An overload taking Object against a call bound to reference parameters only: more specific, kept.
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/String;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;Ljava/lang/Object;)V", "Lp/T;.m(Ljava/util/List<TE;>;[I)V", "invocation", 0, True),
+    ("Lp/T;.m(Ljava/lang/Object;Ljava/lang/Object;)V", "Lp/T;.m([ILjava/util/List<TE;>;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/Integer;)V", "invocation", 0, False),
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(TT;)V", "invocation", 0, True),          # erases to Object
+    ("Lp/T;.m(Ljava/lang/Object;)V", "Lp/T;.m(Ljava/lang/Object;)V", "invocation", 0, True),
+    ("Lp/T;.m(Ljava/lang/Object;I)V", "Lp/T;.m(Ljava/lang/String;I)V", "invocation", 0, True),  # a primitive
+    ("Lp/T;.m(Ljava/lang/String;)V", "Lp/T;.m(Ljava/lang/Integer;)V", "invocation", 0, True),
 ])
 def test_which_references_a_new_member_may_capture(new, target, kind, flags, expected):
     assert may_capture(member_shape(new), member_shape(target), kind, flags) is expected
+
+
+def test_an_object_overload_captures_every_call_of_its_arity_with_its_switch_off(monkeypatch):
+    monkeypatch.setenv(OBJECT_OVERLOAD_ENV, "0")
+    new, target = member_shape("Lp/T;.m(Ljava/lang/Object;)V"), member_shape("Lp/T;.m(Ljava/lang/String;)V")
+    assert may_capture(new, target, "invocation", 0) is True
 
 
 def test_the_check_plan_is_named_in_the_environment(monkeypatch):
@@ -350,3 +381,273 @@ def test_repeated_checks_reuse_the_environment_and_the_shadow_and_answer_the_sam
     assert counts[3]["removed"] >= files
     assert counts[1]["linked"] == 1 and counts[1]["removed"] == 2         # Printer.java: its link, then its text
     assert counts[1]["compiled"] == counts[3]["compiled"]
+
+
+TOOLS = """package com.acme.edits;
+
+public final class Tools {
+    private Tools() {
+    }
+
+    public static int pick(int n) {
+        return n;
+    }
+
+    public static int pick(int a, int b) {
+        return a + b;
+    }
+}
+"""
+IMPORTER = """package com.acme.edits;
+
+import static com.acme.edits.Tools.pick;
+
+public class Importer {
+    public int use() {
+        return pick(1);
+    }
+}
+"""
+PAIR = """package com.acme.edits;
+
+public class Pair {
+    public int both() {
+        return Tools.pick(1, 2);
+    }
+}
+"""
+LABELS = """package com.acme.edits;
+
+public final class Labels {
+    private Labels() {
+    }
+
+    public static String label(String s) {
+        return s;
+    }
+
+    public static String label(String a, String b) {
+        return a + b;
+    }
+}
+"""
+OTHER = """package com.acme.edits;
+
+public final class Other {
+    private Other() {
+    }
+
+    public static String label(int n) {
+        return "n" + n;
+    }
+}
+"""
+LABEL_USER = """package com.acme.edits;
+
+import static com.acme.edits.Labels.label;
+
+public class LabelUser {
+    public String one() {
+        return label("x") + label("a", "b");
+    }
+}
+"""
+LABEL_CAPTURE = """package com.acme.edits;
+
+import static com.acme.edits.Labels.label;
+import static com.acme.edits.Other.label;
+
+public class LabelCapture {
+    public String boxed() {
+        return label(Integer.valueOf(1));
+    }
+}
+"""
+PLAIN = """package com.acme.edits;
+
+import com.acme.edits.Labels;
+
+public class Plain {
+    public String both() {
+        return Labels.label("x") + Other.label(1);
+    }
+}
+"""
+LABEL_OBJECT = ("        return a + b;\n    }\n",
+                "        return a + b;\n    }\n\n"
+                "    public static String label(Object o) {\n        return \"o\";\n    }\n")
+# An overload before the others: `pick(int)` becomes `Tools#pick(+1).`, `pick(int, int)` `Tools#pick(+2).`.
+PICK_LONG = ("    public static int pick(int n) {",
+             "    public static int pick(long n) {\n        return 0;\n    }\n\n    public static int pick(int n) {")
+
+
+@pytest.fixture(scope="module")
+def overloads(tmp_path_factory, worker):
+    """samples/edits and more files, synced: Tools with two overloads of `pick`, Importer (a static import
+    of `pick`, a call of arity 1) and Pair (`Tools.pick(1, 2)`); Labels with `label(String)` and
+    `label(String, String)`, Other with `label(int)`, LabelUser (a static import of Labels' `label`, calls
+    `label("x")` and `label("a", "b")`) and LabelCapture (static imports of both classes' `label`, a call
+    `label(Integer.valueOf(1))` bound to Other's `label(int)` by unboxing), Plain (a plain `import` of
+    Labels, calls `Labels.label("x")` and `Other.label(1)`)."""
+    root = tmp_path_factory.mktemp("overloads") / "edits"
+    shutil.copytree(SAMPLES / "edits", root)
+    for name, text in (("Tools.java", TOOLS), ("Importer.java", IMPORTER), ("Pair.java", PAIR),
+                       ("Labels.java", LABELS), ("Other.java", OTHER), ("LabelUser.java", LABEL_USER),
+                       ("LabelCapture.java", LABEL_CAPTURE), ("Plain.java", PLAIN)):
+        (root / P / name).write_text(text, encoding="utf-8")
+    state = root.parent / "state"
+    sync(root, state_dir=state, worker=worker)
+    return root, state
+
+
+def _overload_checks(root, state, worker, monkeypatch, switch: str) -> dict[str, tuple]:
+    """The check of PICK_LONG (narrow plan) with `switch` on and off: (answer, files compiled, phase counts)."""
+    change = [FileChange(**_changed(root, "Tools.java", *PICK_LONG))]
+    out = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(switch, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            check = check_edit(session, change)
+            out[setting] = (_answer(check), check, session.phases.counts)
+    return out
+
+
+def test_an_overload_added_before_others_does_not_send_the_callers_of_their_moved_symbols(overloads, worker,
+                                                                                          monkeypatch):
+    """`pick(long)` added before `pick(int)` and `pick(int, int)` moves their SCIP symbols' overload
+    index: the sync planner counts them changed, so every call of either (Pair's `pick(1, 2)`) would be
+    compiled. With PYBRIDGE_CHECK_STABLE_SCIP the check digests their stored symbols: only the new
+    overload counts, a method of arity 1, and Pair's call of arity 2 is no candidate for it. Importer
+    (a call of arity 1) is compiled either way; the answers are equal."""
+    root, state = overloads
+    checks = _overload_checks(root, state, worker, monkeypatch, check_module.STABLE_SCIP_ENV)
+    (on, check, _), (off, check_off, _) = checks["1"], checks["0"]
+    assert on == off
+    assert check.verdict == "clean" and check.rebound == []
+    assert [d.symbol.display for d in check.declarations.added] == ["pick(long)"]
+    assert (check.checked.compiled, check_off.checked.compiled) == (2, 3)    # Tools, Importer (+ Pair)
+
+
+def test_a_file_that_only_gains_an_import_target_and_moved_symbols_is_not_diffed(overloads, worker, monkeypatch):
+    """Importer, compiled in the second round, binds as before; its new facts differ from its stored ones
+    only in its static import naming the new `pick(long)` too and in the moved SCIP symbols of its
+    targets: with PYBRIDGE_CHECK_SKIP_GAINED it counts as `same` (its stored facts are not read, its diff
+    would be empty); without, it is read and diffed. The answers are equal."""
+    root, state = overloads
+    checks = _overload_checks(root, state, worker, monkeypatch, check_module.SKIP_GAINED_ENV)
+    (on, check, counts), (off, _, counts_off) = checks["1"], checks["0"]
+    assert on == off and check.checked.compiled == 2 and check.verdict == "clean"
+    assert (counts["same"], counts["stored_facts"]) == (1, 1)            # Importer same; Tools read
+    assert (counts_off["same"], counts_off["stored_facts"]) == (0, 2)
+
+
+def test_an_added_object_overload_sends_the_static_importers_that_can_bind_to_it_not_the_others(overloads, worker,
+                                                                                                 monkeypatch):
+    """`label(Object)` added to Labels. LabelCapture's `label(Integer.valueOf(1))` now binds to it (phase 1
+    of overload resolution, no unboxing): changes_meaning. LabelUser's calls cannot move: `label("x")`
+    is bound to `label(String)`, more specific than any `label(Object)` (PYBRIDGE_CHECK_OBJECT_OVERLOAD),
+    `label("a", "b")` has another arity, and its static import only gains a target
+    (PYBRIDGE_CHECK_IMPORT_USES: a file that imports N statically is judged on its uses of N; LabelCapture
+    has one bound outside Labels, so it is kept). With either switch off LabelUser is compiled too; every
+    setting, and the broad plan, answers the same."""
+    root, state = overloads
+    change = [FileChange(**_changed(root, "Labels.java", *LABEL_OBJECT))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for plan, off in (("narrow", None), ("narrow", OBJECT_OVERLOAD_ENV), ("narrow", IMPORT_USES_ENV),
+                          ("broad", None)):
+            for name in (OBJECT_OVERLOAD_ENV, IMPORT_USES_ENV, IMPORTS_BY_NAME_ENV):
+                monkeypatch.setenv(name, "0" if name == off else "1")
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan=plan)
+            runs[(plan, off)] = check_edit(session, change)
+    check = runs[("narrow", None)]
+    assert check.verdict == "changes_meaning"
+    assert [(r.path.removeprefix(P), r.range.start.line, r.from_.display, r.to and r.to.display)
+            for r in check.rebound] == [("LabelCapture.java", 7, "label(int)", "label(Object)")]
+    assert all(_answer(other) == _answer(check) for other in runs.values())
+    assert {key: c.checked.compiled for key, c in runs.items()} == {
+        ("narrow", None): 2, ("narrow", OBJECT_OVERLOAD_ENV): 4, ("narrow", IMPORT_USES_ENV): 3,
+        ("broad", None): 5}     # Labels, LabelCapture (+ LabelUser) (+ Plain's `label("x")`) (+ Other: `label`)
+
+
+def test_a_static_importer_is_sent_for_the_names_of_the_types_it_imports_from_not_for_others(overloads, worker,
+                                                                                            monkeypatch):
+    """One change adds `label(Object)` to Tools and a field `pick` to Labels. Importer imports from Tools
+    and says `pick`; LabelUser and LabelCapture import from Labels and say `label`: none imports from a
+    type that gained a member of a name it says. PYBRIDGE_CHECK_IMPORTS_BY_NAME takes rule 4 name by
+    name and compiles the two changed files; off, the importers of either type that say either name
+    are compiled too. The answers are equal."""
+    root, state = overloads
+    changes = [FileChange(**_changed(root, "Tools.java", "    private Tools() {",
+                                     "    public static String label(Object o) {\n        return \"t\";\n    }\n\n"
+                                     "    private Tools() {")),
+               FileChange(**_changed(root, "Labels.java", "    private Labels() {",
+                                     "    public static int pick;\n\n    private Labels() {"))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(IMPORTS_BY_NAME_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, changes)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    assert sorted(d.symbol.display for d in runs["1"].declarations.added) == ["label(Object)", "pick"]
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 6)     # (+ Plain: imports Labels)
+
+
+def test_a_field_added_to_a_superclass_sends_only_the_subtype_files_that_say_its_name(edits, worker, monkeypatch):
+    """A field `zz` added to Shape: Circle (a subtype) never says `zz`, so no binding, error or relation
+    of it can change (PYBRIDGE_CHECK_FIELD_SUBTYPES: for a type whose only changes are fields, the subtype
+    files that mention one of their names); with the switch off it is compiled as the sync planner
+    would. The answers are equal. (A subtype file that uses the name is kept: the hiding cases above.)"""
+    _, root, state = edits
+    change = [FileChange(**_changed(root, "Shape.java", "public class Shape {\n",
+                                    "public class Shape {\n    public int zz;\n\n"))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(FIELD_SUBTYPES_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    assert [d.symbol.display for d in runs["1"].declarations.added] == ["zz"]
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, 2)     # Shape (+ Circle)
+
+
+def test_an_iterator_method_that_takes_an_argument_does_not_send_the_whole_module(edits, worker, monkeypatch):
+    """A for-each calls `iterator()` and try-with-resources `close()` without naming them, so the sync
+    planner re-indexes every file that can see a changed `close` or `iterator`. A static `iterator(Object)`
+    added to Printer cannot be such a call's (no argument): with PYBRIDGE_CHECK_IMPLICIT_ARITY the check
+    compiles Printer alone; off, the whole module. The answers are equal."""
+    _, root, state = edits
+    body = "        return \"printer\";\n    }\n"
+    method = "\n    public static java.util.Iterator<Object> iterator(Object o) {\n        return null;\n    }\n"
+    change = [FileChange(**_changed(root, "Printer.java", body, body + method))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(IMPLICIT_ARITY_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "clean"
+    files = len(list((root / P).iterdir()))
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (1, files)
+
+
+def test_a_plain_import_of_the_type_is_no_static_import_of_its_new_member(overloads, worker, monkeypatch):
+    """`label(Object)` added to Labels. Plain imports Labels with a plain `import` (the store records it
+    as Labels' static importers are recorded: an import reference to the type) and says `label`, one of
+    its calls bound outside Labels (`Other.label(1)`): rule 4 would keep it, but only `import static
+    ...Labels.label` or `...Labels.*` brings the new member in. With PYBRIDGE_CHECK_STATIC_IMPORT_TEXT the
+    plan reads the importers' `import static` lines and leaves Plain out; off, it is compiled. The answers
+    are equal."""
+    root, state = overloads
+    change = [FileChange(**_changed(root, "Labels.java", *LABEL_OBJECT))]
+    runs = {}
+    with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
+        for setting in ("1", "0"):
+            monkeypatch.setenv(STATIC_IMPORT_TEXT_ENV, setting)
+            session = EditSession(root.resolve(), reader, worker, lambda i, k: str(i), lambda d, m: d, plan="narrow")
+            runs[setting] = check_edit(session, change)
+    assert _answer(runs["1"]) == _answer(runs["0"]) and runs["1"].verdict == "changes_meaning"
+    assert (runs["1"].checked.compiled, runs["0"].checked.compiled) == (2, 3)     # Labels, LabelCapture (+ Plain)

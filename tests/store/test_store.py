@@ -825,3 +825,21 @@ def test_copying_from_a_parent_that_lacks_a_version_is_refused(tmp_path):
         with store.stage({}, {}) as staging:
             with pytest.raises(StoreError, match="does not list every version"):
                 staging.reuse_versions([(GREETER_PATH, greeter), (APP_PATH, greeter + 99)], parent)
+
+
+def test_the_rows_of_many_files_at_once_are_those_of_each_file_queried_alone(workspace):
+    """`Reader.files_rows`: one query per table for many files (a check's comparison) gives each file's
+    references, declarations, relations and problems as its own queries do, in their order."""
+    test_path = greeter_test_file()[0]
+    with workspace.reader() as r:
+        for errors_only in (False, True):
+            rows = r.files_rows([APP_PATH, GREETER_PATH, test_path, "nowhere/X.java"], errors_only=errors_only)
+            assert sorted(rows) == sorted([APP_PATH, GREETER_PATH, test_path])     # a path not held is left out
+            for path, got in rows.items():
+                assert got.references == r.file_references(path)
+                assert got.declarations == r.file_declarations(path)
+                assert got.relations == r.file_relations(path)
+                assert got.problems == r.problems(path=path, errors_only=errors_only)
+        assert [x.kind for x in r.files_rows([GREETER_PATH])[GREETER_PATH].relations] == ["extends", "overrides"]
+        assert r.files_rows([APP_PATH])[APP_PATH].problems != []
+        assert r.files_rows([]) == {}
