@@ -123,13 +123,15 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
                                       "override or implement a supertype method"]]}}
     row["rebound_missing"], row["rebound_extra"] = [], []
     assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "rule_abstract_lookup": [],
-                                     "rule_repeated_abstract": [], "same_lines_ruled": True,
+                                     "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "same_lines_ruled": True,
                                      "rebound_missing_error_line": [], "rebound_extra_error_line": []}
     row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
     row["messages"]["pybridge"] = row["messages"]["pybridge"][:1]
     row["rebound_missing"] = [[path, 421, 20], [path, 500, 3]]      # 0-based: line 422 holds an error
     assert check_edit.ruled(row) == {"rule_override_annotation": [], "rule_abstract_lookup": [],
-                                     "rule_repeated_abstract": [], "same_lines_ruled": False,
+                                     "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "same_lines_ruled": False,
                                      "rebound_missing_error_line": [[path, 421, 20]], "rebound_extra_error_line": []}
 
 
@@ -298,3 +300,23 @@ def test_javac_skips_an_inherited_abstract_method_in_a_concrete_class(tmp_path):
     ecj = subprocess.run([_jdk_tool("java"), "-jar", str(next((ROOT / "pybridge" / "jars").glob("ecj-*.jar"))),
                           "-17", "-d", "none", str(tmp_path / "src")], capture_output=True, text=True)
     assert re.findall(r"\(at line (\d+)\)", ecj.stdout + ecj.stderr) == ["3"]
+
+
+def test_rule_conditional_cascade_on_javac_and_ecj(tmp_path):
+    """guava seed 12, edit 3 (`CharMatcher.Is.or` given an Object parameter): javac reports "bad type in
+    conditional expression" for `other` beside the failed call in the other operand; ecj reports the
+    call only (it reports the mismatch when no operand failed). The line's count differs by that one."""
+    _write(tmp_path / "src", {"K.java": "class K {\n  K or(K o) { return o; }\n"
+                                        "  K f(Object other) { return other.hashCode() > 0 ? other : or(other); }\n"
+                                        "  K g(Object other) { return other.hashCode() > 0 ? other : this; }\n}\n"})
+    javac = _javac(tmp_path / "src", tmp_path / "out", "-Xdiags:verbose")
+    assert sorted(n for _, n, _ in javac) == [3, 3, 4]
+    ecj = subprocess.run([_jdk_tool("java"), "-jar", str(next((ROOT / "pybridge" / "jars").glob("ecj-*.jar"))),
+                          "-17", "-d", "none", str(tmp_path / "src")], capture_output=True, text=True)
+    assert re.findall(r"\(at line (\d+)\)", ecj.stdout + ecj.stderr) == ["3", "4"]
+    row = {"javac": [["K.java", 3], ["K.java", 4]], "pybridge": [["K.java", 3], ["K.java", 4]],
+           "counts_differ": [["K.java", 3, 2, 1]], "rebound_missing": [], "rebound_extra": [],
+           "messages": {"javac": [["K.java", n, m] for _, n, m in javac], "pybridge": []}}
+    assert check_edit.ruled(row)["rule_conditional_cascade"] == [["K.java", 3]]
+    row["counts_differ"] = [["K.java", 4, 2, 1]]        # line 4's one javac error is not a cascade
+    assert check_edit.ruled(row)["rule_conditional_cascade"] == []
