@@ -981,7 +981,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                            "removed": len(check.diagnostics.removed),
                            "same_files": {p for p, _ in javac} == {p for p, _ in ours},
                            "same_lines": javac == ours, "same_counts": javac_count == ours_count, **errors,
-                           "messages": {"javac": [[a, b, c[:160]] for a, b, c in after.messages][:20],
+                           "messages": {"javac": [[a, b, c[:400]] for a, b, c in after.messages][:40],
                                         "pybridge": [[d.path, d.range.start.line + 1, d.message]
                                                      for d in check.diagnostics.added][:20]},
                            "javac_repeated_abstract": repeated, "rebound_missing_calls": calls,
@@ -1047,18 +1047,25 @@ def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Cou
                       "rebound_extra_javadoc": [list(x) for x in r["rebound_extra_javadoc"]]} for r in rows]}
 
 
+# Rule `override_annotation`'s pairs: javac's wording (on the annotation) and JDT's (on the name below).
+_ANNOTATION_PAIRS = (("does not override or implement a method from a supertype", "must override or implement"),
+                     ("Unexpected @FunctionalInterface annotation", "is not a functional interface"))
+
 # javac's "method m in class C<...> cannot be applied to given types" and "cannot find symbol ...
 # symbol: method m(...) location: class C<...>", for rule `abstract_lookup`.
 _CANNOT_APPLY = re.compile(r"method ([\w$]+) in class ([\w.$]+)(?:<.*?>)? cannot be applied to given types"
-                           r"|cannot find symbol.*?symbol:\s+method ([\w$]+)\(.*?location: class ([\w.$]+)")
+                           r"|cannot find symbol.*?symbol:\s+method ([\w$]+)\(.*?location: class ([\w.$]*)")
 
 
 def ruled(row: dict) -> dict:
     """Rule `override_annotation`: javac places "method does not override or implement a method from
     a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
-    on the method's name, a line or more below. Such a javac error, on an annotation line that
-    pybridge does not report, is matched with pybridge's error of that wording on the first line of
-    the same file within the next 10 that javac does not report (both read from the row's messages).
+    on the method's name, a line or more below; likewise "Unexpected @FunctionalInterface annotation"
+    (javac, on the annotation) and "Invalid '@FunctionalInterface' annotation; X is not a functional
+    interface" (JDT, on the type's name). Such a javac error, on an annotation line that pybridge does
+    not report, is matched with pybridge's error of that wording on the first line of the same file
+    within the next 10 (both read from the row's messages); a line whose count then agrees is no
+    longer counted as differing (`counts_differ_ruled` keeps the others).
     Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`).
 
     Rule `abstract_lookup`: javac's "method m in class C cannot be applied to given types" (or "cannot
@@ -1102,12 +1109,11 @@ def ruled(row: dict) -> dict:
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
     for path, line, message in row["messages"]["javac"]:
-        if ("does not override or implement a method from a supertype" not in message or "@" not in message
-                or (path, line) not in javac or (path, line) in ours):
+        pair = next((jdt for ours_says, jdt in _ANNOTATION_PAIRS if ours_says in message), None)
+        if pair is None or "@" not in message or (path, line) not in javac or (path, line) in ours:
             continue
         below = sorted(n for p, n, m in row["messages"]["pybridge"]
-                       if p == path and line < n <= line + 10 and "must override or implement" in m
-                       and (p, n) not in javac)
+                       if p == path and line < n <= line + 10 and pair in m)
         if below:
             javac.remove((path, line))
             javac.add((path, below[0]))
@@ -1118,7 +1124,8 @@ def ruled(row: dict) -> dict:
         if not m or (path, line) not in javac or (path, line) in ours:
             continue
         name, owner = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        if any(p == path and x.group(1) == owner and x.group(2).startswith(name + "(")
+        if any(p == path and (x.group(1) == owner or (m.group(3) and x.group(1).startswith(owner)))
+               and x.group(2).startswith(name + "(")
                for p, _, other in row["messages"]["javac"] if (x := _NOT_ABSTRACT.match(other))):
             lookup.append([path, line])
     repeated = row.get("javac_repeated_abstract", [])
@@ -1129,14 +1136,17 @@ def ruled(row: dict) -> dict:
                 if any((x[0], n) in both for n in calls.get(tuple(x), (x[1] + 1,)))]
     unbound = {tuple(x) for x in row.get("rebound_unbound", row["rebound_extra"])}
     extra_on_error = [x for x in row["rebound_extra"] if (x[0], x[1] + 1) in both and tuple(x) in unbound]
+    onto = Counter((path, to) for path, _, to in moved)
+    counts_left = [x for x in row.get("counts_differ", []) if x[2] + onto[(x[0], x[1])] != x[3]]
     cascade = []
-    for path, line, javac_n, ours_n in row.get("counts_differ", []):
+    for path, line, javac_n, ours_n in counts_left:
         here = [m for p, n, m in row["messages"]["javac"] if p == path and n == line]
         extra = sum("bad type in conditional expression" in m for m in here)
         if extra and len(here) > extra and javac_n - ours_n == extra:
             cascade.append([path, line])
     return {"rule_override_annotation": moved, "rule_abstract_lookup": lookup, "rule_repeated_abstract": repeated,
             "rule_conditional_cascade": cascade, "same_lines_ruled": javac == ours,
+            "counts_differ_ruled": [x for x in counts_left if [x[0], x[1]] not in cascade],
             "rebound_missing_error_line": on_error, "rebound_extra_error_line": extra_on_error}
 
 
@@ -1192,7 +1202,7 @@ def tally(files: list[Path], redone: list[Path] = ()) -> dict:
                 continue
             why = [w for w, bad in (
                 ("lines", not r["same_lines_ruled"]),
-                ("counts", len(r["counts_differ"]) > len(r["rule_conditional_cascade"])),
+                ("counts", bool(r["counts_differ_ruled"])),
                 ("message kinds", bool(r["kinds_differ"])),
                 ("rebound missing", len(r["rebound_missing"]) > len(r["rebound_missing_error_line"])),
                 ("rebound extra", len(r["rebound_extra"]) > len(r["rebound_extra_error_line"]))) if bad]

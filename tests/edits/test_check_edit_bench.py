@@ -124,14 +124,14 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
     row["rebound_missing"], row["rebound_extra"] = [], []
     assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
-                                     "same_lines_ruled": True,
+                                     "same_lines_ruled": True, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [], "rebound_extra_error_line": []}
     row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
     row["messages"]["pybridge"] = row["messages"]["pybridge"][:1]
     row["rebound_missing"] = [[path, 421, 20], [path, 500, 3]]      # 0-based: line 422 holds an error
     assert check_edit.ruled(row) == {"rule_override_annotation": [], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
-                                     "same_lines_ruled": False,
+                                     "same_lines_ruled": False, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [[path, 421, 20]], "rebound_extra_error_line": []}
 
 
@@ -320,3 +320,45 @@ def test_rule_conditional_cascade_on_javac_and_ecj(tmp_path):
     assert check_edit.ruled(row)["rule_conditional_cascade"] == [["K.java", 3]]
     row["counts_differ"] = [["K.java", 4, 2, 1]]        # line 4's one javac error is not a cascade
     assert check_edit.ruled(row)["rule_conditional_cascade"] == []
+
+
+def test_rule_override_annotation_pairs_functional_interface_and_moves_counts():
+    """commons-lang3 seed 17, edit 56: a method with a body added to FailableLongBinaryOperator: javac
+    reports "Unexpected @FunctionalInterface annotation" on the annotation (line 28), JDT "... is not a
+    functional interface" on the name (29). guava seed 17, edit 72: a stale `@Override` moved onto a line
+    where javac already reports a name clash: the line's count then agrees (1 + 1 against JDT's 2)."""
+    path = "src/main/java/org/apache/commons/lang3/function/FailableLongBinaryOperator.java"
+    row = {"javac": [[path, 28], [path, 40]], "pybridge": [[path, 29], [path, 40]], "rebound_missing": [],
+           "rebound_extra": [], "messages": {
+               "javac": [[path, 28, "Unexpected @FunctionalInterface annotation @FunctionalInterface ^   org.apache."
+                          "commons.lang3.function.FailableLongBinaryOperator is not a functional interface"]],
+               "pybridge": [[path, 29, "Invalid '@FunctionalInterface' annotation; FailableLongBinaryOperator<E> "
+                             "is not a functional interface"]]}}
+    out = check_edit.ruled(row)
+    assert out["rule_override_annotation"] == [[path, 28, 29]] and out["same_lines_ruled"]
+    graph = "src/main/java/com/google/common/graph/AbstractUndirectedNetworkConnections.java"
+    row = {"javac": [[graph, 98], [graph, 99]], "pybridge": [[graph, 99]], "rebound_missing": [], "rebound_extra": [],
+           "counts_differ": [[graph, 99, 1, 2]], "messages": {
+               "javac": [[graph, 99, "name clash: addOutEdge(java.lang.Object,N) in ..."],
+                         [graph, 98, "method does not override or implement a method from a supertype   @Override"]],
+               "pybridge": [[graph, 99, "Name clash: The method addOutEdge(Object, N) ... does not override it"],
+                            [graph, 99, "The method addOutEdge(Object, N) of type AbstractUndirectedNetworkConnections"
+                             "<N,E> must override or implement a supertype method"]]}}
+    out = check_edit.ruled(row)
+    assert out["rule_override_annotation"] == [[graph, 98, 99]] and out["same_lines_ruled"]
+    assert out["counts_differ_ruled"] == []
+
+
+def test_rule_abstract_lookup_reads_a_truncated_location():
+    """guava seed 17, edit 42 (`ImmutableSortedMap.higherEntry` deleted): javac's "cannot find symbol" for
+    the class's own `higherEntry(key)`, its location cut where the row's message was cut."""
+    path = "src/main/java/com/google/common/collect/ImmutableSortedMap.java"
+    row = {"javac": [[path, 68], [path, 1065]], "pybridge": [[path, 68]], "rebound_missing": [], "rebound_extra": [],
+           "messages": {"javac": [
+               [path, 68, "com.google.common.collect.ImmutableSortedMap is not abstract and does not override abstract "
+                "method higherEntry(K) in java.util.NavigableMap public final class I"],
+               [path, 1065, "cannot find symbol     return keyOrNull(higherEntry(key));                      ^   "
+                "symbol:   method higherEntry(K)   location: class com.google.common.collect."]],
+               "pybridge": []}}
+    out = check_edit.ruled(row)
+    assert out["rule_abstract_lookup"] == [[path, 1065]] and out["same_lines_ruled"]
