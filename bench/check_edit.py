@@ -841,6 +841,29 @@ def call_extent(text: str, line: int, char: int) -> tuple[int, int]:
     return line + 1, line + 1
 
 
+_STATEMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[;{}]',
+                        re.S)
+
+
+def statement_extent(text: str, line: int, char: int) -> tuple[int, int]:
+    """The 1-based first and last lines of the statement around (0-based line, char) of Java source
+    `text`: from after the last `;`, `{` or `}` before it to the next `;` (comments and literals
+    skipped; a lambda's or an anonymous class's braces end it early: an approximation, never wider)."""
+    at = SourceText(text).offset(line, char)
+    start, end = 0, len(text)
+    for m in _STATEMENT.finditer(text):
+        if m.group() not in (";", "{", "}"):
+            continue
+        if m.start() < at:
+            start = m.end()
+        elif m.group() == ";":
+            end = m.start()
+            break
+    while start < at and text[start].isspace():
+        start += 1
+    return text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
+
+
 # The subset rule's subtypes: an edit that renames, deletes or re-types a method changes what every
 # subtype of its type inherits (an abstract method it implemented for them, in a class that names
 # neither the old nor the new name); an instance method added to an interface or an abstract type
@@ -972,6 +995,9 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                     for x in sorted(theirs - rebound):
                         texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8"))
                     calls = [[*x, *call_extent(texts[x[0]], x[1], x[2])] for x in sorted(theirs - rebound)]
+                    for x in sorted(rebound - theirs):
+                        texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8"))
+                    statements = [[*x, *statement_extent(texts[x[0]], x[1], x[2])] for x in sorted(rebound - theirs)]
                     repeated = repeated_abstract(after.messages, javac, ours, subset.hierarchy())
                     row = {"edit": drawn, "path": path, "kind": kind, "method": member.name,
                            "at": list(member.name_end), "declares": sorted(declared),
@@ -985,6 +1011,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                                         "pybridge": [[d.path, d.range.start.line + 1, d.message]
                                                      for d in check.diagnostics.added][:20]},
                            "javac_repeated_abstract": repeated, "rebound_missing_calls": calls,
+                           "rebound_extra_statements": statements,
                            "javac_options": list(JAVAC_OPTIONS),
                            "rebound_equal": len(theirs & rebound),
                            "rebound_missing": sorted(theirs - rebound),
@@ -1104,7 +1131,9 @@ def ruled(row: dict) -> dict:
     binds them. Counted apart (`rebound_extra_error_line`), not as a plain extra: the line's error is
     in `diagnostics.added` on both sides, the verdict is `breaks_build`, and a reference inside a call
     that does not compile has no binding the build would keep. Where the row records which of
-    pybridge's references are now unbound (`rebound_unbound`), only those are ruled."""
+    pybridge's references are now unbound (`rebound_unbound`), only those are ruled; where it records
+    each extra's statement (`rebound_extra_statements`), an error line anywhere in that statement counts
+    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type)."""
     javac = {tuple(x) for x in row["javac"]}
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
@@ -1135,7 +1164,9 @@ def ruled(row: dict) -> dict:
     on_error = [x for x in row["rebound_missing"]
                 if any((x[0], n) in both for n in calls.get(tuple(x), (x[1] + 1,)))]
     unbound = {tuple(x) for x in row.get("rebound_unbound", row["rebound_extra"])}
-    extra_on_error = [x for x in row["rebound_extra"] if (x[0], x[1] + 1) in both and tuple(x) in unbound]
+    statements = {tuple(x[:3]): range(x[3], x[4] + 1) for x in row.get("rebound_extra_statements", [])}
+    extra_on_error = [x for x in row["rebound_extra"] if tuple(x) in unbound
+                      and any((x[0], n) in both for n in statements.get(tuple(x), (x[1] + 1,)))]
     onto = Counter((path, to) for path, _, to in moved)
     counts_left = [x for x in row.get("counts_differ", []) if x[2] + onto[(x[0], x[1])] != x[3]]
     cascade = []
