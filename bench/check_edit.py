@@ -841,23 +841,34 @@ def call_extent(text: str, line: int, char: int) -> tuple[int, int]:
     return line + 1, line + 1
 
 
-_STATEMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[;{}]',
+_STATEMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[;{}()]',
                         re.S)
 
 
 def statement_extent(text: str, line: int, char: int) -> tuple[int, int]:
     """The 1-based first and last lines of the statement around (0-based line, char) of Java source
-    `text`: from after the last `;`, `{` or `}` before it to the next `;` (comments and literals
-    skipped; a lambda's or an anonymous class's braces end it early: an approximation, never wider)."""
+    `text`: from after the last `;`, `{` or `}` before it to the next `;`, each outside parentheses
+    deeper than the place's own (an array initializer or a lambda inside a call's arguments does not
+    end it); comments and literals skipped. An approximation, never wider than the statement."""
     at = SourceText(text).offset(line, char)
-    start, end = 0, len(text)
+    depth, here, start, end = 0, None, 0, len(text)
+    marks: list[tuple[int, int, str]] = []
     for m in _STATEMENT.finditer(text):
-        if m.group() not in (";", "{", "}"):
-            continue
-        if m.start() < at:
-            start = m.end()
-        elif m.group() == ";":
-            end = m.start()
+        if here is None and m.start() >= at:
+            here = depth                      # the parentheses depth at the place
+        token = m.group()
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif token in (";", "{", "}"):
+            marks.append((m.start(), depth, token))
+    here = depth if here is None else here
+    for pos, d, token in marks:
+        if pos < at and d <= here:
+            start = pos + 1
+        elif pos >= at and token == ";" and d <= here:
+            end = pos
             break
     while start < at and text[start].isspace():
         start += 1

@@ -368,9 +368,9 @@ def test_rule_recovery_binding_spans_the_statement_of_a_chain():
     """commons-lang3 seed 17, edit 83: `append`'s first parameter made Object makes the first call of a
     builder chain ambiguous (line 75, both report); JDT leaves the chain's later `.append` calls unbound,
     javac binds them. The statement holds the error line."""
-    text = ("class T {\n  Object f() {\n    int a = 1;\n    return new B()\n        .append(1, 2)\n"
+    text = ("class T {\n  Object f() {\n    int a = 1;\n    return new B()\n        .append(1, new int[] {2})\n"
             "        .append(3, 4) // ; in a comment\n        .build();\n  }\n}\n")
-    assert check_edit.statement_extent(text, 5, 9) == (4, 7)
+    assert check_edit.statement_extent(text, 5, 9) == (4, 7)       # the initializer's braces do not end it
     assert check_edit.statement_extent(text, 2, 8) == (3, 3)
     path = "src/test/java/org/apache/commons/lang3/builder/DiffBuilderTest.java"
     row = {"javac": [[path, 75]], "pybridge": [[path, 75]], "messages": {"javac": [], "pybridge": []},
