@@ -37,10 +37,20 @@ differs from the original's target mapped through the edit (a declaration on the
 its position, any other by its binary name), or that javac no longer reports: equal, missing (javac
 only), extra (pybridge only). `--full N`: the first N changes are judged a second time with every
 file on javac's command line; both judgements must be equal (the check of the subset rule).
-Written to `--out` (bench/check_edit-javac.json) every 5 changes.
+Where an edit changes what the edited type's subtypes inherit (`rename`, `delete`, `param`; an
+instance method added to an interface or abstract type), the subset also holds every file declaring a
+transitive subtype, read from javac's class output of the original (`subtype_files`). javac runs with
+`-Xdiags:verbose` (`JAVAC_OPTIONS`). Named rules (`ruled`) count the differences each compiler's
+recovery or policy explains apart, never dropping them.
+Written to `--out` (bench/check_edit-javac.json) every 5 changes. Edits are numbered from 1 in the
+order the seed draws them (methods in source order); `--resume` goes on from the rows in `--out`;
+`--redo FILE --rows 3,7` judges those edits of an earlier result file again (into `--out`, which
+records `redo_of`); `--tally` counts a redone row instead of the first, and lists every row whose
+difference no rule explains (`remaining`).
 
     .venv/bin/python bench/check_edit.py --javac [--edits 20] [--only commons-lang3-main] [--root R --state S]
-        [--work DIR] [--full 2] [--out FILE]
+        [--work DIR] [--full 2] [--out FILE] [--resume] [--redo FILE --rows N,M]
+    .venv/bin/python bench/check_edit.py --tally bench/check_edit-javac-*.json
 
 With `--phases`: where a check's time goes, on a warm worker (`--root`/`--state` take a workspace
 already synced): a statement in one method body, a 5-file change (seeded), and the method with about
@@ -562,7 +572,10 @@ def key_params(key: str, name: str) -> tuple[str, ...] | None:
 
 
 def javac_members(state: Path) -> tuple[list[Member], dict[int, TypeMembers]]:
-    """The generation's methods (with their types and parameters), and what each type declares."""
+    """The generation's methods (with their types and parameters), and what each type declares. The
+    methods in source order (by path, then place), so that a seed draws the same edits from any state of
+    the same workspace (runs before that order drew from the store's row order, which a new sync
+    changes: `--redo` makes their edits again from what their rows record)."""
     conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
     try:
         rows = conn.execute(
@@ -570,7 +583,8 @@ def javac_members(state: Path) -> tuple[list[Member], dict[int, TypeMembers]]:
             " d.full_col, d.full_line + d.full_dline, d.full_end_col, d.line + d.dline, d.end_col FROM checkouts c"
             " JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind IN (?, ?, ?, ?) AND d.container_id IS NOT NULL",
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind IN (?, ?, ?, ?) AND d.container_id IS NOT NULL"
+            " ORDER BY f.path, d.full_line, d.full_col",
             tuple(DECL_KINDS.index(k) for k in ("METHOD", "FIELD", "ENUM_CONSTANT", "RECORD_COMPONENT"))).fetchall()
     finally:
         conn.close()
@@ -664,8 +678,19 @@ _MESSAGE_KINDS = (
 )
 
 
+# JDT's wordings that say "undefined" of what javac words as a mismatch: a constructor none of whose
+# declarations fits the arguments ("The constructor C(Object) is undefined": javac "constructor C in
+# class C cannot be applied to given types"), an operator no operand types fit ("The operator ^ is
+# undefined for the argument type(s) Object, int": javac "bad operand types for binary operator").
+_JDT_UNDEFINED = (("arguments", re.compile(r"^the constructor .* is undefined")),
+                  ("types", re.compile(r"^the operator .* is undefined for the argument type")))
+
+
 def message_kind(message: str) -> str:
     low = message.lower()
+    for kind, pattern in _JDT_UNDEFINED:
+        if pattern.match(low):
+            return kind
     for kind, phrases in _MESSAGE_KINDS:
         if any(p in low for p in phrases):
             return kind
@@ -737,14 +762,187 @@ def new_errors(before: driver.Run, after: driver.Run, maps: dict[str, TextMap]
     return added, kinds
 
 
+def _drawn(rng: random.Random, candidates: list[Member], kinds: tuple[str, ...], types: dict[int, TypeMembers],
+           fields: list[str], root: Path, skipped: Counter, expect: list[dict]):
+    """The edits drawn from `rng` in order (those that apply, numbered from 1), each as one option;
+    an edit numbered within `expect` (an earlier run's rows) must be the one recorded there."""
+    drawn = 0
+    while True:
+        member = rng.choice(candidates)
+        kind = rng.choice(kinds)
+        before_text = (root / member.path).read_text(encoding="utf-8")
+        edit = javac_edit(before_text, kind, member, types[member.container], fields, rng)
+        if edit is None:
+            skipped[kind] += 1
+            continue
+        drawn += 1
+        if drawn <= len(expect):
+            was = expect[drawn - 1]
+            if (was["path"], was["kind"], was["method"], was["declares"]) != (
+                    member.path, kind, member.name, sorted(edit[1])):
+                raise RuntimeError(f"edit {drawn} is not the one recorded ({was['kind']} {was['path']} "
+                                   f"{was['method']}): this state draws {kind} {member.path} {member.name}")
+        yield drawn, kind, member.path, before_text, [(member, *edit)]
+
+
+def _recorded(rows: list[dict], numbers: list[int], candidates: list[Member], types: dict[int, TypeMembers],
+              root: Path):
+    """The edits of `rows` (an earlier run's) numbered `numbers`, made again from what the row records:
+    its file, kind, method (at `at`, where recorded) and the names it declares (a `hide` field's name).
+    Rows of runs before `at` name the method only: each overload of that name that the kind applies to
+    is an option (the caller keeps the one whose check gives the recorded answer)."""
+    for n in numbers:
+        row = rows[n - 1]
+        assert row.get("edit", n) == n, (row.get("edit"), n)
+        before_text = (root / row["path"]).read_text(encoding="utf-8")
+        options = []
+        for m in candidates:
+            if m.path != row["path"] or m.name != row["method"] or ("at" in row and list(m.name_end) != row["at"]):
+                continue
+            edit = javac_edit(before_text, row["kind"], m, types[m.container], row["declares"],
+                              random.Random(0))
+            if edit is not None and sorted(edit[1]) == row["declares"]:
+                options.append((m, *edit))
+        if not options:
+            raise RuntimeError(f"edit {n} ({row['kind']} {row['path']} {row['method']}) cannot be made again")
+        yield n, row["kind"], row["path"], before_text, options
+
+
+# javac's options for the judged runs: `-Xdiags:verbose` turns off javac's compact method diagnostics,
+# which reword a single candidate's argument mismatch as "incompatible types: A cannot be converted to
+# B" placed on the argument (a line below the call's name when the arguments wrap); verbose, javac says
+# "method m in class C cannot be applied to given types" on the call, as JDT places and words it ("not
+# applicable for the arguments", "The constructor C(...) is undefined"). Runs before 2026-12-02 14:00
+# UTC were judged with the compact wording.
+JAVAC_OPTIONS = ("-Xdiags:verbose",)
+
+_NOT_ABSTRACT = re.compile(r"(?:<anonymous )?([\w.$]+)>? is not abstract and does not override abstract method "
+                           r"([\w$]+\(.*?\)) in ([\w.$]+)")
+
+
+def repeated_abstract(messages, javac_lines: set, ours: set, hierarchy: driver.Hierarchy) -> list[list]:
+    """Rule `repeated_abstract` (found when judging: it needs javac's hierarchy): javac's "C is not
+    abstract and does not override abstract method m in I" on a line pybridge does not report, where a
+    superclass S of C (javac's class output) gets the same message for the same m and I on a line both
+    report. JDT reports an abstract method a concrete class leaves unimplemented once, on the topmost
+    such class (S); javac again on each subclass that names an interface bringing m in its own
+    `implements` clause (tests/edits/test_check_edit_bench.py reproduces it on three classes)."""
+    both = javac_lines & ours
+    reported: dict[str, set[tuple[str, str]]] = {}
+    for path, line, message in messages:
+        m = _NOT_ABSTRACT.match(message)
+        if m and (path, line) in both:
+            reported.setdefault(m.group(1), set()).add((m.group(2), m.group(3)))
+    out = []
+    for path, line, message in messages:
+        m = _NOT_ABSTRACT.match(message)
+        if not m or (path, line) not in javac_lines - ours:
+            continue
+        info = hierarchy.named(m.group(1))
+        ups = hierarchy.superclasses(info) if info else []
+        if any((m.group(2), m.group(3)) in reported.get(u.name.replace("$", "."), ()) for u in ups):
+            out.append([path, line])
+    return out
+
+
+_PARENS = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[()]',
+                     re.S)
+
+
+def call_extent(text: str, line: int, char: int) -> tuple[int, int]:
+    """The 1-based first and last lines of the call whose method name starts at (0-based line, char) of
+    Java source `text`: from the name to its closing parenthesis (comments and literals skipped); the
+    name's line alone when no argument list follows the name."""
+    at = SourceText(text).offset(line, char)
+    word = _WORD.match(text, at)
+    i = word.end() if word else at
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text) or text[i] != "(":
+        return line + 1, line + 1
+    depth = 0
+    for m in _PARENS.finditer(text, i):
+        depth += {"(": 1, ")": -1}.get(m.group(), 0)
+        if depth == 0:
+            return line + 1, text.count("\n", 0, m.start()) + 1
+    return line + 1, line + 1
+
+
+_STATEMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:\\.|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[;{}()]',
+                        re.S)
+
+
+def statement_extent(text: str, line: int, char: int) -> tuple[int, int]:
+    """The 1-based first and last lines of the statement around (0-based line, char) of Java source
+    `text`: from after the last `;`, `{` or `}` before it to the next `;`, each outside parentheses
+    deeper than the place's own (an array initializer or a lambda inside a call's arguments does not
+    end it); comments and literals skipped. An approximation, never wider than the statement."""
+    at = SourceText(text).offset(line, char)
+    depth, here, start, end = 0, None, 0, len(text)
+    marks: list[tuple[int, int, str]] = []
+    for m in _STATEMENT.finditer(text):
+        if here is None and m.start() >= at:
+            here = depth                      # the parentheses depth at the place
+        token = m.group()
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif token in (";", "{", "}"):
+            marks.append((m.start(), depth, token))
+    here = depth if here is None else here
+    for pos, d, token in marks:
+        if pos < at and d <= here:
+            start = pos + 1
+        elif pos >= at and token == ";" and d <= here:
+            end = pos
+            break
+    while start < at and text[start].isspace():
+        start += 1
+    return text.count("\n", 0, start) + 1, text.count("\n", 0, end) + 1
+
+
+# The subset rule's subtypes: an edit that renames, deletes or re-types a method changes what every
+# subtype of its type inherits (an abstract method it implemented for them, in a class that names
+# neither the old nor the new name); an instance method added to an interface or an abstract type
+# may be one more to implement. Those files are compiled too. A static method added obliges no
+# subtype (a subtype that declares the same signature names it, and is in the subset by its name).
+SIGNATURE_KINDS = ("rename", "delete", "param")
+ADDING_KINDS = ("overload_str",)
+
+
+def subtype_files(hierarchy: driver.Hierarchy, path: str, kind: str, method: str) -> set[str]:
+    """The files declaring a transitive subtype of the classes of `path` that declare a method named
+    `method` (javac's class output of the original, `driver.Hierarchy`), for the kinds that change what
+    subtypes inherit (for `ADDING_KINDS`, only when that class is an interface or abstract)."""
+    if kind in SIGNATURE_KINDS:
+        types = hierarchy.declaring(path, method)
+    elif kind in ADDING_KINDS:
+        types = [t for t in hierarchy.declaring(path, method)
+                 if t.flags & (driver.ACC_INTERFACE | driver.ACC_ABSTRACT)]
+    else:
+        return set()
+    return hierarchy.subtype_files(t.name for t in types) - {path}
+
+
 def javac_differential(name: str, edits: int, seed: int, root: Path | None = None, state: Path | None = None,
                        work: Path | None = None, full: int = 0, out: Path | None = None,
-                       kinds: tuple[str, ...] = JAVAC_KINDS, under: str = "") -> dict:
+                       kinds: tuple[str, ...] = JAVAC_KINDS, under: str = "", subtypes: bool = True,
+                       redo: list[int] | None = None, resume: list[dict] | None = None,
+                       expect: list[dict] | None = None) -> dict:
     """check_edit against javac: `edits` 1-file edits of the workspace `root` synced into `state` (else a
     copy of bench/work/NAME synced here). javac (`driver.Subset`, one warm JVM) compiles the files the
     edit can affect, the edited one and those that hold a name it declares, against the original's
     class output, on the original and on a hard-linked copy with the edit written (the workspace is
-    never written); the first `full` edits are judged on the whole workspace too, which must agree."""
+    never written); the first `full` edits are judged on the whole workspace too, which must agree.
+    `subtypes`: the subset also holds the files of the edited type's subtypes where the edit changes
+    what they inherit (`subtype_files`). The edits are drawn from `seed` in order, numbered from 1 (a
+    row's `edit`): `redo` judges only the edits of those numbers; `resume` (the rows of an earlier run)
+    draws its edits again unjudged and goes on after them; `expect` (an earlier run's rows, by number)
+    must be what is drawn again (same file, kind, method and names), else the run stops."""
+    expect = expect or []
+    meta = {"kinds_drawn": list(kinds), "under": under, "subtypes": subtypes, **({"redo": redo} if redo else {})}
+    resume = resume or []
     with tempfile.TemporaryDirectory(prefix=f"pybridge-check-javac-{name}-") as tmp, Worker() as worker:
         if root is None or state is None:
             source = workspaces.ensure(workspaces.ARTIFACTS[name], say=print)
@@ -760,7 +958,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
         rows: list[dict] = []
         skipped: Counter = Counter()       # edits drawn that did not apply (javac_edit gave None), by kind
         try:
-            subset = driver.Subset(root, state, work, warm)
+            subset = driver.Subset(root, state, work, warm, options=JAVAC_OPTIONS)
             mentions = driver.Mentions(root, subset.job_of)
             copy = work / "ce-copy"
             if copy.exists():
@@ -771,24 +969,34 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
             members, types = javac_members(state)
             candidates = [c for c in members if c.path in subset.job_of and c.path.startswith(under)]
             fields = field_names(state)
-            rng = random.Random(seed)
+            if resume:
+                rows = list(resume)
             with Store.open(store_path(state), readonly=True) as store, store.reader() as reader:
                 session = EditSession(root, reader, worker, lambda i, k: f"{i}", lambda d, m: d)
-                while len(rows) < edits:
-                    member = rng.choice(candidates)
-                    path = member.path
-                    kind = rng.choice(kinds)
-                    before_text = (root / path).read_text(encoding="utf-8")
-                    edit = javac_edit(before_text, kind, member, types[member.container], fields, rng)
-                    if edit is None:
-                        skipped[kind] += 1
-                        continue
-                    new_text, declared = edit
+                if redo is not None:
+                    todo = _recorded(expect, redo, candidates, types, root)
+                else:
+                    todo = _drawn(random.Random(seed), candidates, kinds, types, fields, root, skipped, expect)
+                for drawn, kind, path, before_text, options in todo:
+                    if redo is None and len(rows) >= edits:
+                        break
+                    if drawn <= len(resume):
+                        continue           # drawn again only to replay the seed's sequence
                     t1 = time.perf_counter()
-                    check = check_edit(session, [FileChange(path=path, text=new_text)])
-                    ours_s = time.perf_counter() - t1
+                    checks = [check_edit(session, [FileChange(path=path, text=o[1])]) for o in options]
+                    if len(options) > 1:   # overloads of one name: the one whose answer was recorded
+                        was = {tuple(x) for x in expect[drawn - 1]["pybridge"]}
+                        fits = [i for i, c in enumerate(checks)
+                                if {(d.path, d.range.start.line + 1) for d in c.diagnostics.added} == was]
+                        if len(fits) != 1:
+                            raise RuntimeError(f"edit {drawn}: {len(fits)} of the {len(options)} overloads of "
+                                               f"{options[0][0].name} give the recorded answer")
+                        options, checks = [options[fits[0]]], [checks[fits[0]]]
+                    (member, new_text, declared), check = options[0], checks[0]
+                    ours_s = (time.perf_counter() - t1) / len(checks)
                     maps = {path: TextMap(before_text, new_text)}
-                    files = {path} | mentions.paths(declared)
+                    below = subtype_files(subset.hierarchy(), path, kind, member.name) if subtypes else set()
+                    files = {path} | mentions.paths(declared) | below
                     target = copy / path
                     target.unlink()
                     target.write_text(new_text, encoding="utf-8")
@@ -798,7 +1006,7 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                             originals[key] = subset.run(root, {p: p for p in files}, "ce-orig")
                         before, after = originals[key], subset.run(copy, {p: p for p in files}, "ce-copy")
                         judged = [(before, after)]
-                        if len(rows) < full:
+                        if len(rows) - len(resume) < full:
                             if whole_original is None:
                                 whole_original = subset.whole(root, name="ce-orig-whole")
                             judged.append((whole_original, subset.whole(copy, name="ce-copy-whole")))
@@ -822,25 +1030,40 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                     extra_javadoc = sorted(
                         x for x in rebound - theirs
                         if in_javadoc(texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8")), x[1], x[2]))
-                    row = {"path": path, "kind": kind, "method": member.name, "declares": sorted(declared),
-                           "files": len(files), "verdict": check.verdict, "javac": sorted(javac),
+                    for x in sorted(theirs - rebound):
+                        texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8"))
+                    calls = [[*x, *call_extent(texts[x[0]], x[1], x[2])] for x in sorted(theirs - rebound)]
+                    for x in sorted(rebound - theirs):
+                        texts.setdefault(x[0], (root / x[0]).read_text(encoding="utf-8"))
+                    statements = [[*x, *statement_extent(texts[x[0]], x[1], x[2])] for x in sorted(rebound - theirs)]
+                    repeated = repeated_abstract(after.messages, javac, ours, subset.hierarchy())
+                    row = {"edit": drawn, "path": path, "kind": kind, "method": member.name,
+                           "at": list(member.name_end), "declares": sorted(declared),
+                           "files": len(files), "subtype_files": sorted(below - {path} - mentions.paths(declared)),
+                           "verdict": check.verdict, "javac": sorted(javac),
                            "pybridge": sorted(ours), "original_errors": len(before.errors),
                            "removed": len(check.diagnostics.removed),
                            "same_files": {p for p, _ in javac} == {p for p, _ in ours},
                            "same_lines": javac == ours, "same_counts": javac_count == ours_count, **errors,
-                           "messages": {"javac": [[a, b, c[:160]] for a, b, c in after.messages][:20],
+                           "messages": {"javac": [[a, b, c[:400]] for a, b, c in after.messages][:40],
                                         "pybridge": [[d.path, d.range.start.line + 1, d.message]
                                                      for d in check.diagnostics.added][:20]},
+                           "javac_repeated_abstract": repeated, "rebound_missing_calls": calls,
+                           "rebound_extra_statements": statements,
+                           "javac_options": list(JAVAC_OPTIONS),
                            "rebound_equal": len(theirs & rebound),
                            "rebound_missing": sorted(theirs - rebound),
                            "rebound_extra": sorted(rebound - theirs - set(extra_javadoc)),
+                           "rebound_unbound": sorted((r.path, r.range.start.line, r.range.start.character)
+                                                     for r in check.rebound if r.to is None),
                            "rebound_extra_javadoc": extra_javadoc,
                            "pybridge_s": round(ours_s, 2), "javac_s": round(javac_s, 2)}
                     row.update(ruled(row))
                     if len(answers) > 1:
                         row["full_equal"] = (answers[1][0][0], answers[1][1]) == (answers[0][0][0], answers[0][1])
                     rows.append(row)
-                    print(f"  #{len(rows)} {kind} {path} ({len(files)} files): javac {len(javac)} error(s), "
+                    print(f"  #{drawn} {kind} {path} ({len(files)} files, {len(row['subtype_files'])} for subtypes): "
+                          f"javac {len(javac)} error(s), "
                           f"pybridge {len(ours)} added; files {'=' if row['same_files'] else '!='}, "
                           f"lines {'=' if row['same_lines'] else '!='}, counts {'=' if row['same_counts'] else '!='}, "
                           f"kinds {errors['kinds_equal']} equal {len(errors['kinds_differ'])} differ; "
@@ -849,17 +1072,19 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                           f"{len(extra_javadoc)} in Javadoc"
                           + (f"; full {'=' if row['full_equal'] else '!='}" if "full_equal" in row else "")
                           + f" ({ours_s:.1f} s + javac {javac_s:.1f} s)", flush=True)
-                    if out is not None and (len(rows) % 5 == 0 or len(rows) == edits):
-                        out.write_text(json.dumps(_summary(name, rows, t0, seed, skipped), indent=2) + "\n",
+                    if out is not None and (len(rows) % 5 == 0 or len(rows) == edits or redo is not None):
+                        out.write_text(json.dumps(_summary(name, rows, t0, seed, skipped, meta), indent=2) + "\n",
                                        encoding="utf-8")
         finally:
             warm.close()
-    return _summary(name, rows, t0, seed, skipped)
+    return _summary(name, rows, t0, seed, skipped, meta)
 
 
-def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Counter | None = None) -> dict:
+def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Counter | None = None,
+             meta: dict | None = None) -> dict:
     full = [r["full_equal"] for r in rows if "full_equal" in r]
-    return {"workspace": name, "seed": seed, "edits": len(rows), "seconds": round(time.monotonic() - t0, 1),
+    return {"workspace": name, "seed": seed, **(meta or {}), "edits": len(rows),
+            "seconds": round(time.monotonic() - t0, 1),
             "cpu_s": round(time.process_time(), 1), "load": list(os.getloadavg()),
             "kinds": dict(Counter(r["kind"] for r in rows)),
             "skipped": dict(skipped or {}),
@@ -887,55 +1112,141 @@ def _summary(name: str, rows: list[dict], t0: float, seed: int = 0, skipped: Cou
                       "rebound_extra_javadoc": [list(x) for x in r["rebound_extra_javadoc"]]} for r in rows]}
 
 
+# Rule `override_annotation`'s pairs: javac's wording (on the annotation) and JDT's (on the name below).
+_ANNOTATION_PAIRS = (("does not override or implement a method from a supertype", "must override or implement"),
+                     ("Unexpected @FunctionalInterface annotation", "is not a functional interface"))
+
+# javac's "method m in class C<...> cannot be applied to given types" and "cannot find symbol ...
+# symbol: method m(...) location: class C<...>", for rule `abstract_lookup`.
+_CANNOT_APPLY = re.compile(r"method ([\w$]+) in class ([\w.$]+)(?:<.*?>)? cannot be applied to given types"
+                           r"|cannot find symbol.*?symbol:\s+method ([\w$]+)\(.*?location: class ([\w.$]*)")
+
+
 def ruled(row: dict) -> dict:
     """Rule `override_annotation`: javac places "method does not override or implement a method from
     a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
-    on the method's name, a line or more below. Such a javac error, on an annotation line that
-    pybridge does not report, is matched with pybridge's error of that wording on the first line of
-    the same file within the next 10 that javac does not report (both read from the row's messages).
+    on the method's name, a line or more below; likewise "Unexpected @FunctionalInterface annotation"
+    (javac, on the annotation) and "Invalid '@FunctionalInterface' annotation; X is not a functional
+    interface" (JDT, on the type's name). Such a javac error, on an annotation line that pybridge does
+    not report, is matched with pybridge's error of that wording on the first line of the same file
+    within the next 10 (both read from the row's messages); a line whose count then agrees is no
+    longer counted as differing (`counts_differ_ruled` keeps the others).
     Gives the moves and whether the (file, line) sets are then equal (`same_lines_ruled`).
+
+    Rule `abstract_lookup`: javac's "method m in class C cannot be applied to given types" (or "cannot
+    find symbol: method m") on a line pybridge does not report, in a file where javac also reports "C
+    is not abstract and does not override abstract method m(...)" (and pybridge the same, that the
+    class must implement it). A call in C of m as its interface declares it: JLS 15.12.2.1 counts the
+    inherited abstract method among C's members, and JDT binds the call to it; javac's method lookup
+    (Resolve.findMethod, InterfaceLookupPhase.ABSTRACT_OK) skips the abstract methods of
+    superinterfaces when the class searched is concrete ("concrete classes are expected to implement
+    all abstracts"), so in a concrete class that fails to, the call finds no method. javac's shortcut,
+    on a class already in error: the javac error is counted apart (`rule_abstract_lookup`).
+
+    Rule `repeated_abstract`: javac's "C is not abstract and does not override abstract method m" on a
+    line pybridge does not report, when a superclass of C gets the same on a line both report
+    (`repeated_abstract`, found when judging; the row's `javac_repeated_abstract`).
+
+    Rule `conditional_cascade` (counts per line only): javac's "incompatible types: bad type in
+    conditional expression" on a line where an operand of the conditional already has an error both
+    report. javac checks each operand against the target type; JDT gives the conditional no type once
+    an operand failed and reports no mismatch (guava CharMatcher.Is.or, `param`: 3 errors against 2).
+    A line whose counts differ by exactly those is counted apart (`rule_conditional_cascade`).
 
     Rule `error_line`: a reference javac no longer binds (or binds elsewhere) on a line where both
     compilers report a new error, and pybridge keeps: a call whose arguments no longer fit is dropped
     from javac's graph, while JDT keeps its closest match (a problem binding) and pybridge reports it
-    unmoved. Counted apart (`rebound_missing_error_line`), not as a plain miss: the line's error is in
-    `diagnostics.added` on both sides, the verdict is `breaks_build`."""
+    unmoved. The line is any line of the call, from its name to its closing parenthesis, where the row
+    records it (`rebound_missing_calls`: arguments wrapped over lines), else the reference's. Counted
+    apart (`rebound_missing_error_line`), not as a plain miss: the line's error is in
+    `diagnostics.added` on both sides, the verdict is `breaks_build`.
+
+    Rule `recovery_binding`, its mirror image: a reference pybridge reports rebound, and javac still
+    binds as before, on a line where both compilers report a new error. A lambda, a method reference or
+    a diamond `new X<>(...)` passed to a call that no longer resolves (its method renamed or deleted):
+    with no applicable method there is no target type, JDT leaves such an argument's inner references
+    unbound (the `Rebound` has no `to`), while javac's recovery attributes the argument on its own and
+    binds them. Counted apart (`rebound_extra_error_line`), not as a plain extra: the line's error is
+    in `diagnostics.added` on both sides, the verdict is `breaks_build`, and a reference inside a call
+    that does not compile has no binding the build would keep. Where the row records which of
+    pybridge's references are now unbound (`rebound_unbound`), only those are ruled; where it records
+    each extra's statement (`rebound_extra_statements`), an error line anywhere in that statement counts
+    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type)."""
     javac = {tuple(x) for x in row["javac"]}
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
     for path, line, message in row["messages"]["javac"]:
-        if ("does not override or implement a method from a supertype" not in message or "@" not in message
-                or (path, line) not in javac or (path, line) in ours):
+        pair = next((jdt for ours_says, jdt in _ANNOTATION_PAIRS if ours_says in message), None)
+        if pair is None or "@" not in message or (path, line) not in javac or (path, line) in ours:
             continue
         below = sorted(n for p, n, m in row["messages"]["pybridge"]
-                       if p == path and line < n <= line + 10 and "must override or implement" in m
-                       and (p, n) not in javac)
+                       if p == path and line < n <= line + 10 and pair in m)
         if below:
             javac.remove((path, line))
             javac.add((path, below[0]))
             moved.append([path, line, below[0]])
+    lookup = []
+    for path, line, message in row["messages"]["javac"]:
+        m = _CANNOT_APPLY.match(message)
+        if not m or (path, line) not in javac or (path, line) in ours:
+            continue
+        name, owner = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if any(p == path and (x.group(1) == owner or (m.group(3) and x.group(1).startswith(owner)))
+               and x.group(2).startswith(name + "(")
+               for p, _, other in row["messages"]["javac"] if (x := _NOT_ABSTRACT.match(other))):
+            lookup.append([path, line])
+    repeated = row.get("javac_repeated_abstract", [])
+    javac -= {tuple(x) for x in lookup + repeated}
     both = {tuple(x) for x in row["javac"]} & {tuple(x) for x in row["pybridge"]}
-    on_error = [x for x in row["rebound_missing"] if (x[0], x[1] + 1) in both]
-    return {"rule_override_annotation": moved, "same_lines_ruled": javac == ours,
-            "rebound_missing_error_line": on_error}
+    calls = {tuple(x[:3]): range(x[3], x[4] + 1) for x in row.get("rebound_missing_calls", [])}
+    on_error = [x for x in row["rebound_missing"]
+                if any((x[0], n) in both for n in calls.get(tuple(x), (x[1] + 1,)))]
+    unbound = {tuple(x) for x in row.get("rebound_unbound", row["rebound_extra"])}
+    statements = {tuple(x[:3]): range(x[3], x[4] + 1) for x in row.get("rebound_extra_statements", [])}
+    extra_on_error = [x for x in row["rebound_extra"] if tuple(x) in unbound
+                      and any((x[0], n) in both for n in statements.get(tuple(x), (x[1] + 1,)))]
+    onto = Counter((path, to) for path, _, to in moved)
+    counts_left = [x for x in row.get("counts_differ", []) if x[2] + onto[(x[0], x[1])] != x[3]]
+    cascade = []
+    for path, line, javac_n, ours_n in counts_left:
+        here = [m for p, n, m in row["messages"]["javac"] if p == path and n == line]
+        extra = sum("bad type in conditional expression" in m for m in here)
+        if extra and len(here) > extra and javac_n - ours_n == extra:
+            cascade.append([path, line])
+    return {"rule_override_annotation": moved, "rule_abstract_lookup": lookup, "rule_repeated_abstract": repeated,
+            "rule_conditional_cascade": cascade, "same_lines_ruled": javac == ours,
+            "counts_differ_ruled": [x for x in counts_left if [x[0], x[1]] not in cascade],
+            "rebound_missing_error_line": on_error, "rebound_extra_error_line": extra_on_error}
 
 
-def tally(files: list[Path]) -> dict:
-    """Totals over --javac result files (older ones lack the stricter fields: counted where present)."""
+def tally(files: list[Path], redone: list[Path] = ()) -> dict:
+    """Totals over --javac result files (older ones lack the stricter fields: counted where present).
+    `redone`: result files of `--redo` runs (`redo_of` names the file judged first): each of their rows
+    replaces the row of the same edit number there. `remaining` lists every row with a difference that
+    no named rule explains (lines, counts, message kinds, rebound missing or extra)."""
     total: Counter = Counter()
+    remaining = []
+    again: dict[tuple[str, int], dict] = {}
+    for f in redone:
+        d = json.loads(f.read_text(encoding="utf-8"))
+        for r in d["rows"]:
+            again[(d["redo_of"], r["edit"])] = r
+    total["redone"] = len(again)
     for f in files:
         d = json.loads(f.read_text(encoding="utf-8"))
-        rows = d["rows"]
+        rows = [again.get((f.name, r.get("edit", i + 1)), r) for i, r in enumerate(d["rows"])]
         total["edits"] += len(rows)
         total["same_files"] += sum(r["same_files"] for r in rows)
         total["same_lines"] += sum(r["same_lines"] for r in rows)
         strict = [r for r in rows if "same_counts" in r]
         for r in strict:
-            if "rebound_missing_error_line" not in r:
-                r.update(ruled(r))
+            r.update(ruled(r))
         total["same_lines_ruled"] += sum(r["same_lines_ruled"] for r in strict)
         total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
         total["rebound_missing_error_line"] += sum(len(r["rebound_missing_error_line"]) for r in strict)
+        total["rebound_extra_error_line"] += sum(len(r["rebound_extra_error_line"]) for r in strict)
+        for rule in ("abstract_lookup", "repeated_abstract", "conditional_cascade"):
+            total[f"rule_{rule}"] += sum(len(r[f"rule_{rule}"]) for r in strict)
         total["strict_edits"] += len(strict)
         total["same_counts"] += sum(r["same_counts"] for r in strict)
         total["error_lines_javac"] += sum(len(r["javac"]) for r in rows)
@@ -949,10 +1260,26 @@ def tally(files: list[Path]) -> dict:
         total["rebound_missing"] += sum(len(r["rebound_missing"]) for r in rows)
         total["rebound_extra"] += sum(len(r["rebound_extra"]) for r in rows)
         total["rebound_extra_javadoc"] += sum(len(r.get("rebound_extra_javadoc", [])) for r in rows)
-        for r in rows:
+        total["rebound_extra_unruled"] += sum(len(r["rebound_extra"]) - len(r["rebound_extra_error_line"])
+                                              for r in strict)
+        total["rebound_missing_unruled"] += sum(len(r["rebound_missing"]) - len(r["rebound_missing_error_line"])
+                                                for r in strict)
+        for i, r in enumerate(rows):
             total[f"kind_{r['kind']}"] += 1
             total[f"verdict_{r['verdict']}"] += 1
-    return dict(total)
+            if "same_counts" not in r:
+                continue
+            why = [w for w, bad in (
+                ("lines", not r["same_lines_ruled"]),
+                ("counts", bool(r["counts_differ_ruled"])),
+                ("message kinds", bool(r["kinds_differ"])),
+                ("rebound missing", len(r["rebound_missing"]) > len(r["rebound_missing_error_line"])),
+                ("rebound extra", len(r["rebound_extra"]) > len(r["rebound_extra_error_line"]))) if bad]
+            if why:
+                remaining.append({"file": f.name, "edit": r.get("edit", i + 1), "kind": r["kind"],
+                                  "path": r["path"], "method": r["method"], "differs": why})
+    total["strict_all_equal_after_rules"] = total["strict_edits"] - len(remaining)
+    return {**dict(total), "remaining": remaining}
 
 
 def main() -> None:
@@ -985,9 +1312,17 @@ def main() -> None:
     parser.add_argument("--under", default="", help="--javac: edit only methods of files under this path prefix "
                         "(e.g. src/main/; the files judged are still every file the edit can affect)")
     parser.add_argument("--tally", type=Path, nargs="+", help="print the totals over these --javac result files")
+    parser.add_argument("--redo", type=Path, help="--javac: judge again edits of this result file (its seed; give "
+                        "the same --only, --kinds and --under): those numbered --rows, drawn again and checked to be "
+                        "the same edits")
+    parser.add_argument("--rows", default="", help="--redo: comma-separated edit numbers (1-based, as printed)")
+    parser.add_argument("--resume", action="store_true", help="--javac: go on from the rows already in --out "
+                        "(same seed, --kinds and --under), up to --edits in all")
+    parser.add_argument("--no-subtypes", action="store_true", help="--javac: the old subset rule (no subtype files)")
     args = parser.parse_args()
     if args.tally:
-        print(json.dumps(tally(args.tally), indent=2))
+        redone = [f for f in args.tally if "redo_of" in json.loads(f.read_text(encoding="utf-8"))]
+        print(json.dumps(tally([f for f in args.tally if f not in redone], redone), indent=2))
         return
     if args.phases:
         target = args.out or HERE / "check_edit-phases.json"
@@ -1000,8 +1335,24 @@ def main() -> None:
         kinds = tuple(args.kinds.split(",")) if args.kinds else JAVAC_KINDS
         if set(kinds) - set(JAVAC_KINDS):
             parser.error(f"unknown kinds {sorted(set(kinds) - set(JAVAC_KINDS))}; use some of {', '.join(JAVAC_KINDS)}")
-        out = javac_differential(args.only or "commons-lang3-main", args.edits, args.seed, args.root, args.state,
-                                 args.work, args.full, target, kinds, args.under)
+        seed, redo, resume, expect, redo_of = args.seed, None, None, None, None
+        if args.redo:
+            earlier = json.loads(args.redo.read_text(encoding="utf-8"))
+            seed, expect = earlier["seed"], earlier["rows"]
+            redo_of = args.redo.name
+            redo = [int(x) for x in args.rows.split(",") if x]
+            if not redo:
+                parser.error("--redo needs --rows")
+        elif args.resume and target.exists():
+            earlier = json.loads(target.read_text(encoding="utf-8"))
+            if earlier["seed"] != seed:
+                parser.error(f"--resume: {target} was drawn from seed {earlier['seed']}, not {seed}")
+            resume = expect = earlier["rows"]
+        out = javac_differential(args.only or "commons-lang3-main", args.edits, seed, args.root, args.state,
+                                 args.work, args.full, target, kinds, args.under, not args.no_subtypes,
+                                 redo, resume, expect)
+        if redo_of:
+            out["redo_of"] = redo_of
         print({k: v for k, v in out.items() if k != "rows"})
         target.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
         return

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -84,12 +85,14 @@ class Warm:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
             env={**os.environ, "LC_ALL": "C.UTF-8"})
 
-    def extract(self, job: dict, root: Path, out: Path, javadoc: bool = False) -> tuple[list[Ref], str]:
-        """As `extract`, in the warm JVM; `javadoc`: the Javadoc references too (kind `javadoc`)."""
+    def extract(self, job: dict, root: Path, out: Path, javadoc: bool = False,
+                options: tuple[str, ...] = ()) -> tuple[list[Ref], str]:
+        """As `extract`, in the warm JVM; `javadoc`: the Javadoc references too (kind `javadoc`);
+        `options`: more javac options, after the job's."""
         argfile = out.with_suffix(".args")
         first = ["--javadoc"] if javadoc else []
         argfile.write_text("\n".join(f'"{a}"' for a in [*first, str(out), str(root), *measure.javac_args(job),
-                                                          *job["files"]]))
+                                                          *options, *job["files"]]))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(f"@{argfile}\n")
         self.proc.stdin.flush()
@@ -161,10 +164,11 @@ class Subset:
     class file. A job whose sourcepath holds another job's sources (app on lib) gets the asked files
     of that job on its command line too, so that it sees them as changed; each file's references are
     taken from its own job's run. `whole()` gives every file of the jobs instead (the `--full` check
-    of the subset rule)."""
+    of the subset rule). `options`: more javac options for the runs (not for the original's classes)."""
 
-    def __init__(self, root: Path, state: Path, work: Path, warm: Warm, say=print) -> None:
-        self.root, self.work, self.warm = root, work, warm
+    def __init__(self, root: Path, state: Path, work: Path, warm: Warm, say=print,
+                 options: tuple[str, ...] = ()) -> None:
+        self.root, self.work, self.warm, self.options = root, work, warm, options
         self.jobs = measure.compile_jobs(root, state)
         self.job_of = {Path(f).relative_to(root).as_posix(): i for i, job in enumerate(self.jobs) for f in job["files"]}
         self.upstream = {i: [k for k, other in enumerate(self.jobs)
@@ -173,6 +177,7 @@ class Subset:
         self.empty = work / "empty-sourcepath"
         self.empty.mkdir(parents=True, exist_ok=True)
         self.classes = [self._compile(i, job, say) for i, job in enumerate(self.jobs)]
+        self._hierarchy: Hierarchy | None = None
 
     def _compile(self, i: int, job: dict, say) -> Path:
         classes = self.work / f"classes-{i}"
@@ -211,7 +216,7 @@ class Subset:
             job["files"] = sorted(str(base / f) for f in files)
             job["sourcepath"] = [str(self.empty)]
             job["classpath"] = [str(self.classes[i]), *job["classpath"]]
-            found, log = self.warm.extract(job, base, self.work / f"{name}-{i}.tsv", javadoc)
+            found, log = self.warm.extract(job, base, self.work / f"{name}-{i}.tsv", javadoc, self.options)
             refs += [r for r in found if r.path in own]
             for line in log.splitlines():
                 m = _ERROR.match(line)
@@ -226,9 +231,139 @@ class Subset:
             logs.append(log)
         return Run(refs, errors, "\n".join(logs), tuple(messages))
 
+    def hierarchy(self) -> Hierarchy:
+        """The types of the original's class output with their files (read once, then kept)."""
+        if self._hierarchy is None:
+            self._hierarchy = Hierarchy(self.classes, self.job_of)
+        return self._hierarchy
+
     def whole(self, base: Path, new_path=lambda p: p, name: str = "whole") -> Run:
         """javac on every file of every job (the original's paths through `new_path`)."""
         return self.run(base, {new_path(p): p for p in self.job_of}, name)
+
+
+class ClassInfo(NamedTuple):
+    """What a class file of the original's javac output says of its class: binary name (`p.A$B`),
+    direct supertypes (superclass and interfaces, binary names), access flags, the methods it declares
+    by name, and its source file's name (the SourceFile attribute)."""
+    name: str
+    supers: tuple[str, ...]
+    flags: int
+    methods: frozenset[str]
+    source: str
+
+
+ACC_INTERFACE, ACC_ABSTRACT = 0x0200, 0x0400
+
+
+def read_class(data: bytes) -> ClassInfo:
+    """The class file `data` read as far as `ClassInfo` needs (JVMS 4.1: constant pool, this, super,
+    interfaces, methods' names, the SourceFile attribute)."""
+    if data[:4] != b"\xca\xfe\xba\xbe":
+        raise ValueError("not a class file")
+    count = struct.unpack_from(">H", data, 8)[0]
+    utf8: dict[int, str] = {}
+    classes: dict[int, int] = {}
+    at, i = 10, 1
+    sizes = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+    while i < count:
+        tag = data[at]
+        if tag == 1:
+            length = struct.unpack_from(">H", data, at + 1)[0]
+            utf8[i] = data[at + 3:at + 3 + length].decode("utf-8", errors="replace")
+            at += 3 + length
+        else:
+            if tag == 7:
+                classes[i] = struct.unpack_from(">H", data, at + 1)[0]
+            at += 1 + sizes[tag]
+        i += 2 if tag in (5, 6) else 1
+
+    def cls(index: int) -> str:
+        return utf8[classes[index]].replace("/", ".")
+
+    flags, this, sup, n = struct.unpack_from(">HHHH", data, at)
+    at += 8
+    supers = [cls(sup)] if sup else []
+    for k in range(n):
+        supers.append(cls(struct.unpack_from(">H", data, at + 2 * k)[0]))
+    at += 2 * n
+    names = set()
+    for member in range(2):                       # fields, then methods
+        n = struct.unpack_from(">H", data, at)[0]
+        at += 2
+        for _ in range(n):
+            _, name, _, attrs = struct.unpack_from(">HHHH", data, at)
+            at += 8
+            if member == 1:
+                names.add(utf8[name])
+            for _ in range(attrs):
+                at += 6 + struct.unpack_from(">I", data, at + 2)[0]
+    source = ""
+    n = struct.unpack_from(">H", data, at)[0]
+    at += 2
+    for _ in range(n):
+        name, length = struct.unpack_from(">HI", data, at)
+        if utf8.get(name) == "SourceFile":
+            source = utf8[struct.unpack_from(">H", data, at + 6)[0]]
+        at += 6 + length
+    return ClassInfo(cls(this), tuple(supers), flags, frozenset(names), source)
+
+
+class Hierarchy:
+    """The workspace's types as javac compiled them (the original's class output of every job, anonymous
+    and local classes included), each with the workspace file it came from: for the subset rule, the
+    files declaring a subtype of a changed type (`subtype_files`). javac's own view, not pybridge's."""
+
+    def __init__(self, folders: list[Path], paths) -> None:
+        by_name: dict[str, list[str]] = {}
+        for p in paths:
+            by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+        self.types: dict[str, ClassInfo] = {}
+        self.file_of: dict[str, str] = {}
+        self.subtypes: dict[str, set[str]] = {}
+        for folder in folders:
+            for f in sorted(folder.rglob("*.class")):
+                info = read_class(f.read_bytes())
+                package = f.parent.relative_to(folder).as_posix()
+                want = f"{package}/{info.source}" if package != "." else info.source
+                found = [p for p in by_name.get(info.source, []) if p == want or p.endswith("/" + want)]
+                if len(found) != 1:
+                    continue                      # not a workspace source (or not one file): no file to add
+                self.types[info.name] = info
+                self.file_of[info.name] = found[0]
+                for s in info.supers:
+                    self.subtypes.setdefault(s, set()).add(info.name)
+        self.display = {n.replace("$", "."): n for n in self.types}     # as javac's messages name types
+
+    def named(self, name: str) -> ClassInfo | None:
+        """The type javac's messages name `name` (`p.A.B`, or a binary name `p.A$1` for an anonymous one)."""
+        return self.types.get(name) or self.types.get(self.display.get(name, ""))
+
+    def superclasses(self, info: ClassInfo) -> list[ClassInfo]:
+        """The workspace superclasses of the class `info`, nearest first (an interface has none)."""
+        out = []
+        while info.supers and not info.flags & ACC_INTERFACE and info.supers[0] in self.types:
+            info = self.types[info.supers[0]]
+            out.append(info)
+        return out
+
+    def declaring(self, path: str, method: str) -> list[ClassInfo]:
+        """The classes compiled from `path` that declare a method named `method` (every overload's)."""
+        return [t for n, t in self.types.items() if self.file_of[n] == path and method in t.methods]
+
+    def below(self, names) -> set[str]:
+        """The transitive subtypes of the types `names` in the workspace (binary names)."""
+        out: set[str] = set()
+        todo = list(names)
+        while todo:
+            for s in self.subtypes.get(todo.pop(), ()):
+                if s not in out:
+                    out.add(s)
+                    todo.append(s)
+        return out
+
+    def subtype_files(self, names) -> set[str]:
+        return {self.file_of[n] for n in self.below(names)}
 
 
 
