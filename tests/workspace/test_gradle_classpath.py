@@ -305,7 +305,8 @@ def test_a_cached_model_runs_no_gradle(resolution, tmp_path):
 
 def test_an_artifact_missing_offline_is_classpath_unresolved_naming_it(resolution, tmp_path):
     home = tmp_path / "home"
-    shutil.copytree(resolution.home / "caches" / "modules-2", home / "caches" / "modules-2")
+    # the whole cache: its compiled build scripts too, which Gradle would otherwise compile again
+    shutil.copytree(resolution.home / "caches", home / "caches")
     # Gradle 4.4 trusts its index for a jar that is gone (see the next test); without the module's
     # metadata too, the module was never downloaded as far as Gradle knows
     for gone in (home / "caches" / "modules-2").glob("*/**/org.slf4j"):
