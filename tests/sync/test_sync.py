@@ -230,7 +230,12 @@ def test_a_sync_killed_at_any_point_leaves_the_previous_generation_intact_and_se
     text = app.read_text(encoding="utf-8").replace("String frame(String", "String frame(CharSequence")
     app.write_text(text + "\nclass Extra { Banner b; }\n", encoding="utf-8")
     if point == "sync.maven":
+        # Maven must run (and be killed while it runs): a changed build file, and no cached classpaths. With
+        # the build files unchanged the sync reuses the generation's classpaths and runs no Maven, and a
+        # fast machine finished the whole sync before the kill's timer.
         (state / "classpath-cache.json").unlink()
+        (root / "pom.xml").write_text((root / "pom.xml").read_text(encoding="utf-8") + "<!-- changed -->\n",
+                                      encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", KILLER, point, str(root), str(state)], capture_output=True,
                           text=True, timeout=300, start_new_session=True, cwd=ROOT)
     assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
