@@ -650,7 +650,7 @@ final class FactVisitor extends ASTVisitor {
             }
             ITypeBinding[] params = ctor.getParameterTypes();
             for (IMethodBinding m : sup.getDeclaredMethods()) {
-                if (m.isConstructor() && sameErasures(m.getParameterTypes(), params)) return m;
+                if (m.isConstructor() && Symbols.sameErasures(m.getParameterTypes(), params)) return m;
             }
             for (IMethodBinding m : sup.getDeclaredMethods()) {
                 if (m.isConstructor() && m.getParameterTypes().length == params.length) return m;
@@ -660,18 +660,11 @@ final class FactVisitor extends ASTVisitor {
         return ctor;
     }
 
-    private static boolean sameErasures(ITypeBinding[] a, ITypeBinding[] b) {
-        if (a.length != b.length) return false;
-        for (int i = 0; i < a.length; i++) {
-            if (!a[i].getErasure().isEqualTo(b[i].getErasure())) return false;
-        }
-        return true;
-    }
-
     @Override
     public boolean visit(ClassInstanceCreation node) {
         SimpleName token = typeToken(node.getType());
-        IMethodBinding bound = node.resolveConstructorBinding();
+        // a diamond left on its synthetic factory: the constructor it stands for, or unresolved
+        IMethodBinding bound = Symbols.diamondConstructor(node.resolveConstructorBinding());
         IMethodBinding ctor = constructorOf(bound);
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
         if (token != null && (bound == null || bound.isRecovered() || (uncertainArguments(node.arguments())

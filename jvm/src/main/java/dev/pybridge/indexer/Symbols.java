@@ -163,7 +163,7 @@ final class Symbols {
     static IBinding declaration(IBinding b) {
         if (b instanceof IMethodBinding) {
             IMethodBinding m = ((IMethodBinding) b).getMethodDeclaration();
-            return m == null ? b : m;
+            return diamondConstructor(m == null ? (IMethodBinding) b : m);
         }
         if (b instanceof ITypeBinding) {
             ITypeBinding t = (ITypeBinding) b;
@@ -181,6 +181,47 @@ final class Symbols {
             return v == null ? b : v;
         }
         return b;
+    }
+
+    /** The name of the synthetic static method JDT infers a diamond's type arguments through. */
+    static final String DIAMOND_FACTORY = "<factory>";
+
+    /**
+     * The constructor a diamond's synthetic {@code <factory>} method stands for; {@code m} itself
+     * when it is no such factory; null when no one constructor matches (then the use is unresolved).
+     *
+     * <p>JDT resolves {@code new Box<>(v)} through a static factory it synthesizes from the
+     * constructor ({@code Scope.getStaticFactory}: the class's and the constructor's type
+     * variables copied, the parameters substituted), and once the type arguments are inferred it
+     * swaps in the constructor. Where inference never completes (the allocation is an argument of
+     * a call that does not resolve, so it has no target type), the factory stays, and its key
+     * ({@code Ld/Box;.<factory><T':Ljava/lang/Object;>(TT';)Ld/Box<TT';>;}) names no declaration.
+     * The copied type variables keep their bounds, so each factory parameter has the erasure of the
+     * constructor's, and no two constructors of a class may share their erasures (JLS 8.8.2): the
+     * constructor is the one whose parameters' erasures are the factory's. Only the public DOM is read.
+     */
+    static IMethodBinding diamondConstructor(IMethodBinding m) {
+        if (m == null || m.isConstructor() || !DIAMOND_FACTORY.equals(m.getName())) return m;
+        ITypeBinding owner = m.getDeclaringClass();
+        if (owner == null) return null;
+        IMethodBinding factory = m.getMethodDeclaration();   // the inferred one's parameters are the arguments' types
+        ITypeBinding[] params = (factory == null ? m : factory).getParameterTypes();
+        IMethodBinding found = null;
+        for (IMethodBinding c : owner.getTypeDeclaration().getDeclaredMethods()) {
+            if (c.isConstructor() && sameErasures(c.getParameterTypes(), params)) {
+                if (found != null) return null;
+                found = c.getMethodDeclaration();
+            }
+        }
+        return found;
+    }
+
+    static boolean sameErasures(ITypeBinding[] a, ITypeBinding[] b) {
+        if (a.length != b.length) return false;
+        for (int i = 0; i < a.length; i++) {
+            if (!a[i].getErasure().isEqualTo(b[i].getErasure())) return false;
+        }
+        return true;
     }
 
     static int kind(IBinding b) {
