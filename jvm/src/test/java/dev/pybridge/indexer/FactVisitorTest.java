@@ -80,6 +80,13 @@ public class FactVisitorTest {
         assertEquals(compiling.subList(0, 2), constructions(7));
     }
 
+    /** Canary: the factory is recognized by the name JDT gives it (an internal constant). */
+    @Test
+    public void jdtStillNamesTheDiamondFactoryAsSymbolsExpects() {
+        assertEquals(Symbols.DIAMOND_FACTORY,
+                new String(org.eclipse.jdt.internal.compiler.lookup.TypeConstants.SYNTHETIC_STATIC_FACTORY));
+    }
+
     @Test
     public void noFactNamesTheSyntheticFactory() {
         assertFalse(batch.strings, batch.strings.contains("<factory>"));
