@@ -650,7 +650,7 @@ final class FactVisitor extends ASTVisitor {
             }
             ITypeBinding[] params = ctor.getParameterTypes();
             for (IMethodBinding m : sup.getDeclaredMethods()) {
-                if (m.isConstructor() && Symbols.sameErasures(m.getParameterTypes(), params)) return m;
+                if (m.isConstructor() && sameErasures(m.getParameterTypes(), params)) return m;
             }
             for (IMethodBinding m : sup.getDeclaredMethods()) {
                 if (m.isConstructor() && m.getParameterTypes().length == params.length) return m;
@@ -658,6 +658,14 @@ final class FactVisitor extends ASTVisitor {
             return null;
         }
         return ctor;
+    }
+
+    private static boolean sameErasures(ITypeBinding[] a, ITypeBinding[] b) {
+        if (a.length != b.length) return false;
+        for (int i = 0; i < a.length; i++) {
+            if (!a[i].getErasure().isEqualTo(b[i].getErasure())) return false;
+        }
+        return true;
     }
 
     @Override

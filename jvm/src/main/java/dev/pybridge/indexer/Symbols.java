@@ -1,11 +1,14 @@
 package dev.pybridge.indexer;
 
+import java.lang.reflect.Field;
 import java.util.HashMap;
 import java.util.Map;
 import org.eclipse.jdt.core.dom.IBinding;
 import org.eclipse.jdt.core.dom.IMethodBinding;
 import org.eclipse.jdt.core.dom.ITypeBinding;
 import org.eclipse.jdt.core.dom.IVariableBinding;
+import org.eclipse.jdt.internal.compiler.lookup.MethodBinding;
+import org.eclipse.jdt.internal.compiler.lookup.SyntheticFactoryMethodBinding;
 
 /**
  * Names of bindings: the declaration binding and its key, the kind, the
@@ -188,40 +191,56 @@ final class Symbols {
 
     /**
      * The constructor a diamond's synthetic {@code <factory>} method stands for; {@code m} itself
-     * when it is no such factory; null when no one constructor matches (then the use is unresolved).
+     * when it is no such factory; null when its constructor cannot be found (then the use is unresolved).
      *
      * <p>JDT resolves {@code new Box<>(v)} through a static factory it synthesizes from the
-     * constructor ({@code Scope.getStaticFactory}: the class's and the constructor's type
-     * variables copied, the parameters substituted), and once the type arguments are inferred it
-     * swaps in the constructor. Where inference never completes (the allocation is an argument of
-     * a call that does not resolve, so it has no target type), the factory stays, and its key
+     * constructor ({@code Scope.getStaticFactory}), and once the type arguments are inferred it swaps
+     * in the constructor. Where inference never completes (the allocation is an argument of a call
+     * that does not resolve, so it has no target type), the factory stays, and its key
      * ({@code Ld/Box;.<factory><T':Ljava/lang/Object;>(TT';)Ld/Box<TT';>;}) names no declaration.
-     * The copied type variables keep their bounds, so each factory parameter has the erasure of the
-     * constructor's, and no two constructors of a class may share their erasures (JLS 8.8.2): the
-     * constructor is the one whose parameters' erasures are the factory's. Only the public DOM is read.
+     * The factory knows its constructor ({@code SyntheticFactoryMethodBinding.getConstructor()}), a
+     * compiler binding behind the DOM one ({@code MethodBinding.binding}, read by reflection: see
+     * {@link #factoryConstructorKey}); the DOM constructor is the declared one with that key. Matching
+     * parameter erasures instead is not exact: the factory of an inner class of a parameterized class
+     * has the outer type arguments substituted ({@code Box<String>.Inner}'s {@code T} is {@code String}).
      */
     static IMethodBinding diamondConstructor(IMethodBinding m) {
         if (m == null || m.isConstructor() || !DIAMOND_FACTORY.equals(m.getName())) return m;
         ITypeBinding owner = m.getDeclaringClass();
-        if (owner == null) return null;
-        IMethodBinding factory = m.getMethodDeclaration();   // the inferred one's parameters are the arguments' types
-        ITypeBinding[] params = (factory == null ? m : factory).getParameterTypes();
-        IMethodBinding found = null;
+        String key = factoryConstructorKey(m);
+        if (owner == null || key == null) return null;
         for (IMethodBinding c : owner.getTypeDeclaration().getDeclaredMethods()) {
-            if (c.isConstructor() && sameErasures(c.getParameterTypes(), params)) {
-                if (found != null) return null;
-                found = c.getMethodDeclaration();
-            }
+            if (c.isConstructor() && key.equals(c.getKey())) return c;
         }
-        return found;
+        return null;
     }
 
-    static boolean sameErasures(ITypeBinding[] a, ITypeBinding[] b) {
-        if (a.length != b.length) return false;
-        for (int i = 0; i < a.length; i++) {
-            if (!a[i].getErasure().isEqualTo(b[i].getErasure())) return false;
+    private static Field domMethodBinding;
+    private static boolean noDomMethodBinding;
+
+    /**
+     * The key of the (generic) constructor behind a diamond factory's DOM binding; null if {@code m}
+     * is none, or JDT's internals are not as expected (pinned by FactVisitorTest's canary).
+     */
+    static String factoryConstructorKey(IMethodBinding m) {
+        if (noDomMethodBinding) return null;
+        try {
+            if (domMethodBinding == null) {
+                Field f = Class.forName("org.eclipse.jdt.core.dom.MethodBinding").getDeclaredField("binding");
+                f.setAccessible(true);
+                domMethodBinding = f;
+            }
+            if (!domMethodBinding.getDeclaringClass().isInstance(m)) return null;
+            Object b = domMethodBinding.get(m);
+            if (!(b instanceof MethodBinding)) return null;
+            MethodBinding factory = ((MethodBinding) b).original();
+            if (!(factory instanceof SyntheticFactoryMethodBinding)) return null;
+            MethodBinding ctor = ((SyntheticFactoryMethodBinding) factory).getConstructor();
+            return ctor == null ? null : new String(ctor.original().computeUniqueKey());
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            noDomMethodBinding = true;
+            return null;
         }
-        return true;
     }
 
     static int kind(IBinding b) {

@@ -32,6 +32,9 @@ public class FactVisitorTest {
                 + "  public Box(T v) { this.v = v; }\n"
                 + "  public Box(T v, int n) { this.v = v; }\n"
                 + "  public <U extends T> Box(U u, U w) { this.v = u; }\n"
+                + "  @SafeVarargs public Box(int n, T... more) { this.v = more[0]; }\n"
+                + "  public class Inner<S> { public Inner(S s, T t) {} }\n"
+                + "  public static class Nested<S extends Comparable<S>> { public Nested(S s) {} }\n"
                 + "}\n");
         Path u = write(root, "d/Use.java",
                 "package d;\n"
@@ -42,6 +45,10 @@ public class FactVisitorTest {
                 + "    ok(new HashMap<>()); ok(new Box<>(value)); ok(new Box<>(value, 1)); ok(new Box<>(value, value));\n"
                 + "    undefinedMethod(new HashMap<>()); undefined(new Box<>(value)); undefined(new Box<>(value, 1)); undefined(new Box<>(value, value));\n"
                 + "    Use.gone(new HashMap<>(), new Box<>(value));\n"
+                + "    undefined(new Box<>(1, value, value), new Box<>(value) { }, new Box.Nested<>(value));\n"
+                + "    undefined(new Box<>(value).new Inner<>(1, value), undefined(new Box<>(value, 2)));\n"
+                + "    ok(new Box<>(value).new Inner<>(1, value)); Box<String>.Inner<Integer> in = new Box<>(value).new Inner<>(1, value);\n"
+                + "    undefined(Box<String>::new, new Box<>(new Box<>(value)));\n"
                 + "  }\n"
                 + "}\n");
         use = u.toString();
@@ -80,11 +87,34 @@ public class FactVisitorTest {
         assertEquals(compiling.subList(0, 2), constructions(7));
     }
 
-    /** Canary: the factory is recognized by the name JDT gives it (an internal constant). */
+    /**
+     * Canary of the JDT internals Symbols.diamondConstructor reads: the factory's name
+     * ({@code TypeConstants.SYNTHETIC_STATIC_FACTORY}) and the compiler binding behind a DOM method
+     * binding ({@code org.eclipse.jdt.core.dom.MethodBinding.binding}).
+     */
     @Test
-    public void jdtStillNamesTheDiamondFactoryAsSymbolsExpects() {
+    public void jdtStillNamesTheDiamondFactoryAndKeepsItsCompilerBindingAsSymbolsExpects() throws ReflectiveOperationException {
         assertEquals(Symbols.DIAMOND_FACTORY,
                 new String(org.eclipse.jdt.internal.compiler.lookup.TypeConstants.SYNTHETIC_STATIC_FACTORY));
+        java.lang.reflect.Field f = Class.forName("org.eclipse.jdt.core.dom.MethodBinding").getDeclaredField("binding");
+        assertEquals(org.eclipse.jdt.internal.compiler.lookup.MethodBinding.class, f.getType());
+        assertEquals(org.eclipse.jdt.internal.compiler.lookup.MethodBinding.class,
+                org.eclipse.jdt.internal.compiler.lookup.SyntheticFactoryMethodBinding.class.getMethod("getConstructor").getReturnType());
+    }
+
+    /**
+     * Varargs, an anonymous class, a nested class, an inner class of a parameterized class (whose
+     * factory has the outer type argument substituted: matching erasures would miss it), nested
+     * diamonds: each constructs its constructor, as the compiling line 10 does.
+     */
+    @Test
+    public void everyFormOfDiamondInAnUnresolvedCallConstructsItsConstructor() {
+        assertEquals(List.of("Ld/Box;.(I[TT;)V", "Ld/Box;.(TT;)V", "Ld/Box$Nested;.(TS;)V"), constructions(8));
+        assertEquals(List.of("Ld/Box$Inner;.(TS;TT;)V", "Ld/Box;.(TT;)V", "Ld/Box$Inner;.(TS;TT;)V", "Ld/Box;.(TT;)V"),
+                constructions(10));
+        assertEquals(constructions(10).subList(0, 2), constructions(9).subList(0, 2));
+        assertEquals(List.of("Ld/Box$Inner;.(TS;TT;)V", "Ld/Box;.(TT;)V", "Ld/Box;.(TT;I)V"), constructions(9));
+        assertEquals(List.of("Ld/Box;.(TT;)V", "Ld/Box;.(TT;)V"), constructions(11));
     }
 
     @Test
