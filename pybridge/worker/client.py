@@ -61,7 +61,7 @@ let the RSS reach 2.33 GB."""
 
 Progress = Callable[[int, int], None]
 
-INDEXER_VERSION = "8"
+INDEXER_VERSION = "9"
 """Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 

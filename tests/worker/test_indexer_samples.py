@@ -113,3 +113,49 @@ def test_a_lambdas_keys_outlive_an_edit_of_another_declaration(worker, tmp_path)
                                           "        return g.applyAsInt(v);")
     after = keys(edited)
     assert before <= after and len(after - before) == 1, sorted(after - before)
+
+
+BOX = """package p;
+
+public class Box<T> {
+    public Box(T value) {
+    }
+}
+"""
+
+DIAMONDS = """package p;
+
+import java.util.HashMap;
+
+public class Diamonds {
+    static void take(Object o) {
+    }
+
+    void call(String value) {
+        take(new HashMap<>());
+        take(new Box<>(value));
+        undefinedMethod(new HashMap<>());
+        undefined(new Box<>(value));
+    }
+}
+"""
+
+
+def test_a_diamond_passed_to_a_call_that_does_not_resolve_constructs_its_constructor(worker, tmp_path):
+    """JDT's recovery leaves such a diamond on its synthetic `<factory>` method (a key that declares
+    nothing): the facts name the constructor, as in a compiling call, and `<factory>` nowhere."""
+    for name, text in (("Box", BOX), ("Diamonds", DIAMONDS)):
+        (tmp_path / "src/p").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"src/p/{name}.java").write_text(text, encoding="utf-8")
+    files = index_roots(worker, [tmp_path / "src"]).files
+    [facts] = [f for f in files if f.path.endswith("Diamonds.java")]
+    constructions = {line: [r.target_key for r in facts.references if r.span.start_line == line
+                            and r.kind == "construction" and "(" in r.target_key] for line in (9, 10, 11, 12)}
+    assert constructions == {9: ["Ljava/util/HashMap;.()V"], 10: ["Lp/Box;.(TT;)V"],
+                             11: ["Ljava/util/HashMap;.()V"], 12: ["Lp/Box;.(TT;)V"]}
+    strings = [s for f in files for s in (
+        *(k for d in f.declarations for k in (d.key, d.scip, d.declaring_key)),
+        *(k for r in f.references for k in (r.target_key, r.target_scip, r.container_key)),
+        *(k for r in f.relations for k in (r.from_key, r.to_key)),
+        *(k for key, v in f.external.items() for k in (key, *v)))]
+    assert [s for s in strings if "<factory>" in s] == []

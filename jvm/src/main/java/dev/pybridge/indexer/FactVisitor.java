@@ -671,7 +671,8 @@ final class FactVisitor extends ASTVisitor {
     @Override
     public boolean visit(ClassInstanceCreation node) {
         SimpleName token = typeToken(node.getType());
-        IMethodBinding bound = node.resolveConstructorBinding();
+        // a diamond left on its synthetic factory: the constructor it stands for, or unresolved
+        IMethodBinding bound = Symbols.diamondConstructor(node.resolveConstructorBinding());
         IMethodBinding ctor = constructorOf(bound);
         if (token != null && ctor != null) ref(token, ctor, Kinds.CONSTRUCTION);
         if (token != null && (bound == null || bound.isRecovered() || (uncertainArguments(node.arguments())

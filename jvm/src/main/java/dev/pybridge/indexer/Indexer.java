@@ -28,7 +28,7 @@ import org.eclipse.jdt.core.dom.IBinding;
  */
 public final class Indexer {
     /** Bump when the facts change for the same input: snapshots include it. */
-    public static final String VERSION = "8";
+    public static final String VERSION = "9";
 
     private Indexer() {}
 

@@ -1,11 +1,14 @@
 package dev.pybridge.indexer;
 
+import java.lang.reflect.Field;
 import java.util.HashMap;
 import java.util.Map;
 import org.eclipse.jdt.core.dom.IBinding;
 import org.eclipse.jdt.core.dom.IMethodBinding;
 import org.eclipse.jdt.core.dom.ITypeBinding;
 import org.eclipse.jdt.core.dom.IVariableBinding;
+import org.eclipse.jdt.internal.compiler.lookup.MethodBinding;
+import org.eclipse.jdt.internal.compiler.lookup.SyntheticFactoryMethodBinding;
 
 /**
  * Names of bindings: the declaration binding and its key, the kind, the
@@ -163,7 +166,7 @@ final class Symbols {
     static IBinding declaration(IBinding b) {
         if (b instanceof IMethodBinding) {
             IMethodBinding m = ((IMethodBinding) b).getMethodDeclaration();
-            return m == null ? b : m;
+            return diamondConstructor(m == null ? (IMethodBinding) b : m);
         }
         if (b instanceof ITypeBinding) {
             ITypeBinding t = (ITypeBinding) b;
@@ -181,6 +184,63 @@ final class Symbols {
             return v == null ? b : v;
         }
         return b;
+    }
+
+    /** The name of the synthetic static method JDT infers a diamond's type arguments through. */
+    static final String DIAMOND_FACTORY = "<factory>";
+
+    /**
+     * The constructor a diamond's synthetic {@code <factory>} method stands for; {@code m} itself
+     * when it is no such factory; null when its constructor cannot be found (then the use is unresolved).
+     *
+     * <p>JDT resolves {@code new Box<>(v)} through a static factory it synthesizes from the
+     * constructor ({@code Scope.getStaticFactory}), and once the type arguments are inferred it swaps
+     * in the constructor. Where inference never completes (the allocation is an argument of a call
+     * that does not resolve, so it has no target type), the factory stays, and its key
+     * ({@code Ld/Box;.<factory><T':Ljava/lang/Object;>(TT';)Ld/Box<TT';>;}) names no declaration.
+     * The factory knows its constructor ({@code SyntheticFactoryMethodBinding.getConstructor()}), a
+     * compiler binding behind the DOM one ({@code MethodBinding.binding}, read by reflection: see
+     * {@link #factoryConstructorKey}); the DOM constructor is the declared one with that key. Matching
+     * parameter erasures instead is not exact: the factory of an inner class of a parameterized class
+     * has the outer type arguments substituted ({@code Box<String>.Inner}'s {@code T} is {@code String}).
+     */
+    static IMethodBinding diamondConstructor(IMethodBinding m) {
+        if (m == null || m.isConstructor() || !DIAMOND_FACTORY.equals(m.getName())) return m;
+        ITypeBinding owner = m.getDeclaringClass();
+        String key = factoryConstructorKey(m);
+        if (owner == null || key == null) return null;
+        for (IMethodBinding c : owner.getTypeDeclaration().getDeclaredMethods()) {
+            if (c.isConstructor() && key.equals(c.getKey())) return c;
+        }
+        return null;
+    }
+
+    private static Field domMethodBinding;
+    private static boolean noDomMethodBinding;
+
+    /**
+     * The key of the (generic) constructor behind a diamond factory's DOM binding; null if {@code m}
+     * is none, or JDT's internals are not as expected (pinned by FactVisitorTest's canary).
+     */
+    static String factoryConstructorKey(IMethodBinding m) {
+        if (noDomMethodBinding) return null;
+        try {
+            if (domMethodBinding == null) {
+                Field f = Class.forName("org.eclipse.jdt.core.dom.MethodBinding").getDeclaredField("binding");
+                f.setAccessible(true);
+                domMethodBinding = f;
+            }
+            if (!domMethodBinding.getDeclaringClass().isInstance(m)) return null;
+            Object b = domMethodBinding.get(m);
+            if (!(b instanceof MethodBinding)) return null;
+            MethodBinding factory = ((MethodBinding) b).original();
+            if (!(factory instanceof SyntheticFactoryMethodBinding)) return null;
+            MethodBinding ctor = ((SyntheticFactoryMethodBinding) factory).getConstructor();
+            return ctor == null ? null : new String(ctor.original().computeUniqueKey());
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            noDomMethodBinding = true;
+            return null;
+        }
     }
 
     static int kind(IBinding b) {
