@@ -506,23 +506,7 @@ def placement(files: dict[str, FileEntry], roots: dict[Job, list[Path]], encodin
             while len(_PATCHED) > PATCHED_KEPT:
                 _PATCHED.pop(next(iter(_PATCHED)))
             return state.update(files, prefixes, codecs_of, digests)
-    out = Placement()
-    declared: dict[Job, dict[str, set[str]]] = {}     # job -> "p/q/Name" -> the files declaring it
-    for rel, entry in files.items():
-        job = (entry.module, entry.scope)
-        misplaced, names, _cacheable = _place(entry, prefixes.get(job, ()), codecs_of.get(job, "utf-8"),
-                                              digests.get(rel) if digests is not None else None)
-        if misplaced:
-            out.misplaced.setdefault(job, set()).add(rel)
-        for name in names:
-            declared.setdefault(job, {}).setdefault(name, set()).add(rel)
-    for job, paths in out.misplaced.items():
-        out.along[job] = set(paths)
-    for job, by_name in declared.items():
-        for paths in by_name.values():
-            if len(paths) > 1:
-                out.along.setdefault(job, set()).update(paths)
-    return out
+    return _Patched().update(files, prefixes, codecs_of, digests or {})   # built over every file
 
 
 def _place(entry: FileEntry, prefixes: Iterable[str], codec: str,
