@@ -33,7 +33,7 @@ from pybridge.errors import PybridgeError
 from pybridge.facts import DECL_GENERATED, DECL_KINDS, Declaration, FileFacts, Span
 from pybridge.store import Reader
 from pybridge.store.codec import canonicalize
-from pybridge.store.rows import DeclRow, FileInfo
+from pybridge.store.rows import DeclRow, FileInfo, FileRows
 from pybridge.sync.meta import GenerationMeta, ScopeMeta
 from pybridge.sync.planner import FileEntry, Job, Units
 from pybridge.sync.summary import Signatures
@@ -551,10 +551,15 @@ class StoredFacts:
 
 
 def stored_facts(reader: Reader, rel: str) -> StoredFacts:
-    return StoredFacts([(r.span, r.kind, r.target_key) for r in reader.file_references(rel)],
-                reader.file_declarations(rel),
-                [(x.kind, x.from_key, x.to_key) for x in reader.file_relations(rel) if x.kind in RELATION_KINDS],
-                [(p.span, p.kind, p.name, p.message) for p in reader.problems(path=rel, errors_only=True)])
+    return _stored(FileRows(reader.file_references(rel), reader.file_declarations(rel), reader.file_relations(rel),
+                            reader.problems(path=rel, errors_only=True)))
+
+
+def _stored(rows: FileRows) -> StoredFacts:
+    """The parts of a file's stored rows that a check compares (its problems: the errors)."""
+    return StoredFacts([(r.span, r.kind, r.target_key) for r in rows.references], rows.declarations,
+                       [(x.kind, x.from_key, x.to_key) for x in rows.relations if x.kind in RELATION_KINDS],
+                       [(p.span, p.kind, p.name, p.message) for p in rows.problems])
 
 
 BATCH_FACTS_ENV = "PYBRIDGE_CHECK_BATCH_FACTS"
@@ -571,10 +576,7 @@ def stored_facts_of(reader: Reader, paths: Iterable[str]) -> dict[str, StoredFac
     """`stored_facts` of each of `paths` the generation holds, by path."""
     if not batch_facts_enabled():
         return {rel: stored_facts(reader, rel) for rel in paths}
-    return {rel: StoredFacts([(r.span, r.kind, r.target_key) for r in rows.references], rows.declarations,
-                             [(x.kind, x.from_key, x.to_key) for x in rows.relations if x.kind in RELATION_KINDS],
-                             [(p.span, p.kind, p.name, p.message) for p in rows.problems])
-            for rel, rows in reader.files_rows(paths, errors_only=True).items()}
+    return {rel: _stored(rows) for rel, rows in reader.files_rows(paths, errors_only=True).items()}
 
 
 def _rng(span: Span) -> Range:
