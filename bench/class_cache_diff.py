@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import edit_phases
 import workspaces
 
 from pybridge.sync import sync
@@ -29,19 +30,10 @@ from pybridge.sync.state import store_path
 from pybridge.worker import Worker
 from tests.support.incremental_edits import generation_digests
 
-FILES = {
-    "guava": ["src/main/java/com/google/common/base/Preconditions.java",
-              "src/main/java/com/google/common/collect/ImmutableList.java",
-              "src/main/java/com/google/common/base/Strings.java",
-              "src/main/java/com/google/common/collect/Lists.java"],
-    "hibernate-core": ["src/main/java/org/hibernate/internal/util/StringHelper.java",
-                       "src/main/java/org/hibernate/internal/SessionImpl.java",
-                       "src/main/java/org/hibernate/Session.java",
-                       "src/main/java/org/hibernate/query/spi/AbstractQuery.java"],
-    "commons-lang3": ["src/main/java/org/apache/commons/lang3/StringUtils.java",
-                      "src/main/java/org/apache/commons/lang3/ObjectUtils.java",
-                      "src/main/java/org/apache/commons/lang3/Validate.java"],
-}
+FILES = {**edit_phases.FILES,     # issue 27's much-used files, and some of commons-lang3's
+         "commons-lang3": ["src/main/java/org/apache/commons/lang3/StringUtils.java",
+                           "src/main/java/org/apache/commons/lang3/ObjectUtils.java",
+                           "src/main/java/org/apache/commons/lang3/Validate.java"]}
 
 
 def edit(path: Path, n: int) -> str:
