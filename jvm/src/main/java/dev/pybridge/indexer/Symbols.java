@@ -215,8 +215,8 @@ final class Symbols {
         return null;
     }
 
-    private static Field domMethodBinding;
-    private static boolean noDomMethodBinding;
+    private static volatile Field domMethodBinding;
+    private static volatile boolean noDomMethodBinding;
 
     /**
      * The key of the (generic) constructor behind a diamond factory's DOM binding; null if {@code m}
@@ -431,7 +431,9 @@ final class Symbols {
             }
             return 0;
         }
-        for (IMethodBinding other : owner.getDeclaredMethods()) {
+        String name = m.isConstructor() ? "<init>" : m.getName();
+        IMethodBinding[] named = SelectorMethods.named(owner, name);
+        for (IMethodBinding other : named != null ? named : owner.getDeclaredMethods()) {
             if (other.isSynthetic() || cache.isDefaultConstructor(other)) continue;
             if (other.isConstructor() != m.isConstructor()) continue;
             if (!other.isConstructor() && !other.getName().equals(m.getName())) continue;
