@@ -124,7 +124,7 @@ public final class Indexer {
         return stream;
     }
 
-    private static void run(String[] files, String[] sourcepath, String[] classpath, String release,
+    static void run(String[] files, String[] sourcepath, String[] classpath, String release,
                             String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
                             boolean classCache, String[] cacheRoots, ProgressListener progress, int chunkFiles,
                             java.util.function.Consumer<Batch> out) {
@@ -165,6 +165,7 @@ public final class Indexer {
         java.util.Set<String> accepted = new java.util.HashSet<>();
         int total = paths.length;
         int[] done = {0};
+        org.eclipse.jdt.internal.compiler.ast.CompilationUnitDeclaration[] previousUnit = {null};
         FileASTRequestor requestor = new FileASTRequestor() {
             /** A binding key resolved in this batch's environment (null when nothing has it). */
             IBinding bindingOf(String key) {
@@ -174,12 +175,16 @@ public final class Indexer {
 
             @Override
             public void acceptAST(String sourceFilePath, CompilationUnit ast) {
+                UnitRelease.strip(previousUnit[0]);
+                previousUnit[0] = null;
                 if (done[0] == 0) BindingTables.useIdentity(ast);
                 indexFile(sourceFilePath, ast, sink[0], symbols, encoding, javadoc, this::bindingOf);
                 if (classCache) {
                     accepted.add(sourceFilePath);
                     if (monitor[0] != null) cache.capture(sourceFilePath, monitor[0].unit(sourceFilePath));
                 }
+                // Its facts are read: its trees go (the class cache generates its code at its clean-up).
+                if (!classCache) previousUnit[0] = UnitRelease.release(ast);
                 done[0]++;
                 // A Python listener is told every 16 files (each call crosses into Python); a stream
                 // keeps its own count, exact to the file.
