@@ -49,6 +49,7 @@ def main() -> int:
     start_s = time.perf_counter() - t0
     Indexer = jpype.JClass("dev.pybridge.indexer.Indexer")
     ProgressListener = jpype.JClass("dev.pybridge.indexer.ProgressListener")
+    StreamPlan = jpype.JClass("dev.pybridge.indexer.StreamPlan")
     JString = jpype.JString
     JArray = jpype.JArray
 
@@ -84,6 +85,10 @@ def main() -> int:
             _warmup(Indexer, JArray, JString)
             protocol.send(proto_out, ("warm",))
             continue
+        if message[0] == "index_seq":
+            _index_seq(message[1], int(message[2]), StreamPlan, jpype.JException, JArray, JString, proto_out,
+                       protocol)
+            continue
         if message[0] != "index":
             protocol.send(proto_out, ("error", "error", f"unknown request {message[0]!r}"))
             continue
@@ -111,6 +116,42 @@ def main() -> int:
             protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
         except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+
+
+def _index_seq(requests: list[dict[str, Any]], threads: int, StreamPlan: Any, JException: Any, JArray: Any,
+               JString: Any, proto_out: IO[bytes], protocol: ModuleType) -> None:
+    """Several streamed requests in one message: the JVM indexes up to `threads` of them at once
+    (`StreamPlan`), and each is shipped in order, its chunks and then its result, as if they had
+    come one by one. After a failure the rest are closed and nothing more is sent for them."""
+    streams: list[Any] = []
+    try:
+        plan = StreamPlan(threads, max(int(requests[0].get("chunk_files") or 1), 1))
+        for request in requests:
+            plan.add(JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
+                     JArray(JString)(request["classpath"]), JString(request["release"]),
+                     JString(request.get("api") or ""), JString(request["encoding"]),
+                     bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)))
+        streams = list(plan.start())
+        for i, stream in enumerate(streams):
+            try:
+                _stream(stream, proto_out, protocol)
+            finally:
+                streams[i] = None
+    except JException as e:
+        _close(streams)
+        protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
+        _close(streams)
+        protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+    except BaseException:
+        _close(streams)
+        raise
+
+
+def _close(streams: list[Any]) -> None:
+    for stream in streams:
+        if stream is not None:
+            stream.close()
 
 
 def _warmup(Indexer: Any, JArray: Any, JString: Any) -> None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Callable, Sequence
 
+from pybridge import switches
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
 from pybridge.switches import enabled
@@ -51,6 +52,18 @@ try:
     import fcntl
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
+
+INDEX_THREADS_ENV = "PYBRIDGE_INDEX_THREADS"
+DEFAULT_INDEX_THREADS = 2
+"""Requests the JVM indexes at once when a sync sends several (the batches of a large module, or
+several modules): see `index_threads`."""
+
+
+def index_threads() -> int:
+    """How many of a sync's requests the JVM indexes at once (PYBRIDGE_INDEX_THREADS, default
+    `DEFAULT_INDEX_THREADS`; 0 or 1: one after the other, as one request each)."""
+    return switches.count(INDEX_THREADS_ENV, DEFAULT_INDEX_THREADS, "one request at a time")
+
 
 DEFAULT_HEAP = os.environ.get("PYBRIDGE_HEAP", "1600m")
 """Default -Xmx: a sync compiles a large module in requests of at most 1,000 files
@@ -115,12 +128,14 @@ class _Pump:
     TIMED_OUT: Any = object()
     _END: Any = object()
 
-    def __init__(self, proc: subprocess.Popen[bytes], following: Sequence[Any] = (), depth: int = 8) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], following: Sequence[Any] = (), depth: int = 8,
+                 results: int = 1) -> None:
         assert proc.stdout is not None and proc.stdin is not None
         self._stream = proc.stdout
         self._stdin = proc.stdin
         self._following = list(following)     # requests to send, each once the previous one is answered
-        self._answers = 1 + len(self._following)
+        self._results = results               # results the request sent first answers with ("index_seq": several)
+        self._answers = results + len(self._following)
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._stopping = threading.Event()
         self._done = False       # the last request's answer, an error or the end of stream was taken
@@ -133,8 +148,11 @@ class _Pump:
                 message = protocol.receive(self._stream)
             except (OSError, ValueError, EOFError, pickle.UnpicklingError):
                 message = None       # the pipe was closed under us (the child was dropped)
-            final = message is None or message[0] == "error" or (message[0] == "result" and not self._following)
-            if message is not None and not final and message[0] == "result":
+            if message is not None and message[0] == "result":
+                self._results -= 1
+            final = message is None or message[0] == "error" or (
+                message[0] == "result" and not self._following and self._results <= 0)
+            if message is not None and not final and message[0] == "result" and self._results <= 0:
                 # The child has shipped its last chunk and reads its stdin next: the next request
                 # goes out now, while the caller still stores this one's chunks. (Not before: a
                 # request written while the child writes chunks could fill both pipes.)
@@ -501,12 +519,15 @@ class Worker:
 
         The next request goes out as soon as the child has shipped the last chunk of the
         previous one, so the JVM starts on it while this thread still stores that request's
-        last chunks. `timeout` bounds the whole call. After an "error" answer no further
-        request is sent (the child stays usable); after any other failure the child is dropped.
+        last chunks. Streamed requests (`on_files`) go out together instead, in one message, when
+        `index_threads()` is 2 or more: the JVM then indexes that many at once, and ships them in
+        order (docs/design.md, "Indexing in two threads"). `timeout` bounds the whole call. After
+        an "error" answer no further request is sent (the child stays usable); after any other
+        failure the child is dropped.
         """
         t0 = time.perf_counter()
         self.start()
-        asks = []
+        asks: list[tuple[Any, ...]] = []
         for task in tasks:
             ask = task.request.as_message()
             if task.on_files is not None:
@@ -514,6 +535,13 @@ class Worker:
             asks.append(("index", ask))
         if not asks:
             return []
+        threads = index_threads()
+        results = 1
+        if len(asks) > 1 and threads > 1 and all(t.on_files is not None and not t.request.class_cache
+                                                 for t in tasks):
+            # One message: the JVM indexes `threads` requests at once, and ships them in order.
+            asks = [("index_seq", [a[1] for a in asks], threads)]
+            results = len(tasks)
         proc = self._proc
         assert proc is not None and proc.stdout is not None, "start() left a running child"
         try:
@@ -521,13 +549,13 @@ class Worker:
         except OSError:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
-        pump = _Pump(proc, asks[1:])
-        results: list[IndexResult] = []
+        pump = _Pump(proc, asks[1:], results=results)
+        answers: list[IndexResult] = []
         try:
             for task in tasks:
-                results.append(self._answer(pump, task, deadline, timeout, proc, t0))
+                answers.append(self._answer(pump, task, deadline, timeout, proc, t0))
                 t0 = time.perf_counter()
-            return results
+            return answers
         except BaseException:
             if not pump.finished():
                 # The rest of this request's messages are still coming: drop the child, not the protocol.

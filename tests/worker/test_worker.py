@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.errors import WorkerError
-from pybridge.worker import IndexRequest, IndexTask, Worker
+from pybridge.errors import PybridgeError, WorkerError
+from pybridge.facts import FileFacts
+from pybridge.worker import IndexRequest, IndexTask, Worker, client
 from pybridge.worker.client import jars_dir
 from tests.support.indexing import java_files
 
@@ -173,6 +174,69 @@ def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker,
     assert err.value.cause == "error" and "KeyError" in str(err.value)
     assert worker.pid == pid                             # an indexer error keeps the child
     assert len(worker.index(good).files) == 5            # and the protocol in step (the second never went)
+
+
+def test_index_all_in_two_threads_is_one_message_with_the_facts_of_one_request_at_a_time(
+        worker, tmp_path, monkeypatch):
+    """PYBRIDGE_INDEX_THREADS (default 2): a sync's streamed requests go in one message and the JVM
+    indexes two at once (StreamPlan); each still arrives whole and in order, with the facts it has
+    when the requests go one by one."""
+    mods = [_generated_module(tmp_path / name, n) for name, n in (("a", 30), ("b", 12), ("c", 21))]
+    sent: list[str] = []
+    real_send = client.protocol.send
+
+    def spy(stream, message):
+        sent.append(message[0])
+        return real_send(stream, message)
+
+    monkeypatch.setattr(client.protocol, "send", spy)
+
+    def run() -> list[list[FileFacts]]:
+        got: list[list[FileFacts]] = [[] for _ in mods]
+        tasks = [IndexTask(IndexRequest(files=java_files(m), sourcepath=[str(m)]), None, got[i].extend)
+                 for i, m in enumerate(mods)]
+        assert len(worker.index_all(tasks, chunk_files=8)) == 3
+        return got
+
+    monkeypatch.setenv("PYBRIDGE_INDEX_THREADS", "1")
+    one = run()
+    assert sent == ["index", "index", "index"]
+    sent.clear()
+    monkeypatch.delenv("PYBRIDGE_INDEX_THREADS")
+    two = run()
+    assert sent == ["index_seq"]
+    assert [[f.path for f in files] for files in two] == [[f.path for f in files] for files in one]
+    assert [len(files) for files in two] == [30, 12, 21]
+    assert all(x.references == y.references and x.declarations == y.declarations and x.relations == y.relations
+               for a, b in zip(one, two, strict=True) for x, y in zip(a, b, strict=True))
+
+
+def test_an_error_in_a_request_sent_together_stops_them_all_and_the_child_stays_in_step(worker, tmp_path):
+    b = _generated_module(tmp_path / "b", 5)
+    pid = worker.pid or (worker.start() or worker.pid)
+
+    class Broken(IndexRequest):
+        def as_message(self):
+            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
+
+    good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
+    stored: list[FileFacts] = []
+    with pytest.raises(WorkerError) as err:
+        worker.index_all([IndexTask(good, None, stored.extend),
+                          IndexTask(Broken(files=java_files(b)), None, stored.extend)])
+    assert err.value.cause == "error" and "KeyError" in str(err.value)
+    assert worker.pid == pid and stored == []
+    assert len(worker.index(good).files) == 5
+
+
+def test_index_threads_default_to_two_and_zero_sends_requests_one_by_one(monkeypatch):
+    monkeypatch.delenv(client.INDEX_THREADS_ENV, raising=False)
+    assert client.index_threads() == client.DEFAULT_INDEX_THREADS == 2
+    monkeypatch.setenv(client.INDEX_THREADS_ENV, "0")
+    assert client.index_threads() == 0
+    monkeypatch.setenv(client.INDEX_THREADS_ENV, "two")
+    with pytest.raises(PybridgeError, match="PYBRIDGE_INDEX_THREADS"):
+        client.index_threads()
 
 
 def test_a_failure_while_storing_a_chunk_drops_the_child_and_the_next_request_succeeds(tmp_path):

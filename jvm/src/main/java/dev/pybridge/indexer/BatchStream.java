@@ -22,8 +22,12 @@ public final class BatchStream implements ProgressListener {
     static final int CAPACITY = 4;
 
     private static final Object END = new Object();
-    private final ArrayBlockingQueue<Object> queue = new ArrayBlockingQueue<>(CAPACITY + 1);
+    private final ArrayBlockingQueue<Object> queue;
     private volatile boolean closed;
+    /** Counted down when the indexing thread has finished its first file, or ended ({@link StreamPlan}). */
+    final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    /** Run once, when the consumer has taken the last batch or closed the stream ({@link StreamPlan}). */
+    private Runnable onDone;
     private volatile int done;
     private volatile int total;
 
@@ -34,11 +38,34 @@ public final class BatchStream implements ProgressListener {
         }
     }
 
+    BatchStream() {
+        this(CAPACITY);
+    }
+
+    /** A stream holding up to {@code capacity} batches for the consumer. */
+    BatchStream(int capacity) {
+        queue = new ArrayBlockingQueue<>(capacity + 1);
+    }
+
+    synchronized void onDone(Runnable action) {
+        onDone = action;
+    }
+
+    private void ended() {
+        Runnable action;
+        synchronized (this) {
+            action = onDone;
+            onDone = null;
+        }
+        if (action != null) action.run();
+    }
+
     void put(Batch batch) {
         offer(batch);
     }
 
     void finish(Throwable failure) {
+        started.countDown();
         if (failure instanceof Closed) return;
         try {
             offer(failure == null ? END : failure);
@@ -64,6 +91,7 @@ public final class BatchStream implements ProgressListener {
 
     @Override
     public void filesDone(int done, int total) {
+        started.countDown();
         this.total = total;
         this.done = done;
     }
@@ -73,6 +101,10 @@ public final class BatchStream implements ProgressListener {
         return done;
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     public int total() {
         return total;
     }
@@ -80,15 +112,19 @@ public final class BatchStream implements ProgressListener {
     /** Abandon the request (the consumer failed): the indexing thread stops at its next batch. */
     public void close() {
         closed = true;
+        started.countDown();
         queue.clear();
+        ended();
     }
 
     public Batch next() throws Exception {
         Object o = queue.take();
         if (o == END) {
             queue.offer(END);
+            ended();
             return null;
         }
+        if (o instanceof Throwable) ended();
         if (o instanceof Error) throw (Error) o;
         if (o instanceof Exception) throw (Exception) o;
         return (Batch) o;

@@ -36,7 +36,7 @@ final class BindingTables {
 
     /** The BindingTables object behind {@code ast}'s resolver; null where JDT's internals are not as
      * expected (then never looked for again). The reflective handles are looked up once. */
-    private static Object tablesOf(CompilationUnit ast) {
+    private static synchronized Object tablesOf(CompilationUnit ast) {
         if (unavailable) return null;
         try {
             if (tablesField == null) {

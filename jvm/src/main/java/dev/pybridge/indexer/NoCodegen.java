@@ -35,8 +35,8 @@ import org.eclipse.jdt.internal.compiler.ast.TypeDeclaration;
  * same facts).
  */
 final class NoCodegen extends NullProgressMonitor {
-    private static Field resolverField;
-    private static boolean unavailable;
+    private static volatile Field resolverField;
+    private static volatile boolean unavailable;
 
     private final FileASTRequestor requestor;
     private Compiler resolver;

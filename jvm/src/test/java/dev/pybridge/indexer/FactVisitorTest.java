@@ -1,6 +1,7 @@
 package dev.pybridge.indexer;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.assertFalse;
 
 import java.io.IOException;
@@ -92,6 +93,25 @@ public class FactVisitorTest {
      * ({@code TypeConstants.SYNTHETIC_STATIC_FACTORY}) and the compiler binding behind a DOM method
      * binding ({@code org.eclipse.jdt.core.dom.MethodBinding.binding}).
      */
+    /**
+     * Canary of the JDT internals SelectorMethods reads (the compiler binding and the resolver behind
+     * a DOM type binding, and the resolver's getMethodBinding) and UnitRelease empties (the resolver's
+     * node maps and its scope): when they change, both fall back (slower, or more heap) and this fails.
+     */
+    @Test
+    public void jdtStillHasTheInternalsSelectorMethodsAndUnitReleaseRead() throws ReflectiveOperationException {
+        assertTrue(SelectorMethods.available());
+        assertTrue(UnitRelease.available());
+        Class<?> resolver = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver");
+        for (String map : new String[] {"newAstToOldAst", "bindingsToAstNodes", "astNodesToBlockScope"}) {
+            assertEquals(java.util.Map.class, resolver.getDeclaredField(map).getType());
+        }
+        assertEquals(org.eclipse.jdt.internal.compiler.lookup.CompilationUnitScope.class,
+                resolver.getDeclaredField("scope").getType());
+        assertEquals(org.eclipse.jdt.internal.compiler.lookup.TypeBinding.class,
+                Class.forName("org.eclipse.jdt.core.dom.TypeBinding").getDeclaredField("binding").getType());
+    }
+
     @Test
     public void jdtStillNamesTheDiamondFactoryAndKeepsItsCompilerBindingAsSymbolsExpects() throws ReflectiveOperationException {
         assertEquals(Symbols.DIAMOND_FACTORY,

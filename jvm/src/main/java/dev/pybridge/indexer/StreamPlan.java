@@ -1,0 +1,79 @@
+package dev.pybridge.indexer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Several index requests (the batches of a sync: module, scope and up to
+ * {@code PYBRIDGE_INDEX_BATCH_FILES} files each), streamed in order, with up to
+ * {@code threads} of them indexed at once, each on a thread of its own with its own
+ * {@code ASTParser} (JDT's batch resolver keeps its state per {@code createASTs} call,
+ * so two calls share nothing but what {@link SecondaryTypes} shares by design).
+ *
+ * <p>The consumer reads the streams one after the other, as it read the requests; a
+ * stream is indexed ahead of its turn while an earlier one is being read. Stream k
+ * starts once stream k - threads has been read to its end (or closed): at most
+ * {@code threads} requests are in memory at once, whatever their count. A stream
+ * indexed ahead keeps all its batches (its queue holds the whole request) so that its
+ * thread does not wait for the consumer.
+ *
+ * <p>A request starts only once the one before it has indexed its first file (or ended):
+ * JDT builds a request's name environment (its classpath entries, the running JDK's
+ * {@code jrt} image, cached in a plain static map of {@code FileSystem}) at the start of
+ * {@code createASTs}, so no two requests build theirs at once.
+ *
+ * <p>One thread ({@code threads} 1) is the single stream of {@link Indexer#stream}
+ * request after request, but without the consumer's round trip between them.
+ */
+public final class StreamPlan {
+    private final int threads;
+    private final int chunkFiles;
+    private final List<Object[]> requests = new ArrayList<>();
+
+    public StreamPlan(int threads, int chunkFiles) {
+        this.threads = Math.max(1, threads);
+        this.chunkFiles = Math.max(1, chunkFiles);
+    }
+
+    /** Adds a request, with the arguments of {@link Indexer#stream}. */
+    public void add(String[] files, String[] sourcepath, String[] classpath, String release, String api,
+                    String encoding, boolean javadoc, boolean secondaryTypeCache) {
+        requests.add(new Object[] {files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache});
+    }
+
+    /** Starts the requests; their streams, in the order they were added. */
+    public BatchStream[] start() {
+        int n = requests.size();
+        BatchStream[] streams = new BatchStream[n];
+        CountDownLatch[] read = new CountDownLatch[n];
+        for (int i = 0; i < n; i++) {
+            Object[] r = requests.get(i);
+            int chunks = ((String[]) r[0]).length / chunkFiles + 2;
+            streams[i] = new BatchStream(Math.max(BatchStream.CAPACITY, chunks));
+            read[i] = new CountDownLatch(1);
+            streams[i].onDone(read[i]::countDown);
+        }
+        for (int i = 0; i < n; i++) {
+            Object[] r = requests.get(i);
+            BatchStream stream = streams[i];
+            CountDownLatch gate = i >= threads ? read[i - threads] : null;
+            CountDownLatch previous = i > 0 ? streams[i - 1].started : null;
+            Thread t = new Thread(() -> {
+                try {
+                    if (gate != null) gate.await();
+                    if (previous != null) previous.await();
+                    if (stream.isClosed()) return;
+                    Indexer.run((String[]) r[0], (String[]) r[1], (String[]) r[2], (String) r[3], (String) r[4],
+                            (String) r[5], (Boolean) r[6], (Boolean) r[7], false, null, stream, chunkFiles, stream::put);
+                    stream.finish(null);
+                } catch (Throwable e) {
+                    stream.finish(e);
+                }
+            }, "pybridge-indexer");
+            t.setDaemon(true);
+            t.start();
+        }
+        return streams;
+    }
+}
