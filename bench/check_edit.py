@@ -1122,6 +1122,42 @@ _CANNOT_APPLY = re.compile(r"method ([\w$]+) in class ([\w.$]+)(?:<.*?>)? cannot
                            r"|cannot find symbol.*?symbol:\s+method ([\w$]+)\(.*?location: class ([\w.$]*)")
 
 
+# javac's erasure clashes, for rule `erasure_clash_pair`: on the clashing method "name clash: m(A) in C
+# and m(B) in D have the same erasure, yet neither overrides (hides) the other"; on a method overriding
+# one of a clashing pair "name clash: class C has two methods with the same erasure, yet neither overrides
+# the other", then javac's source line and "first method: m(...) in D  second method: m(...) in C".
+# JDT's on the clashing method: "Name clash: The method m(A) of type C has the same erasure as m(B) of type D".
+_CLASH_PAIR = re.compile(r"name clash: ([\w$]+)\(.*?\) in ([\w.$]+) and ([\w$]+)\(.*?\) in ([\w.$]+) "
+                         r"have the same erasure")
+_CLASH_TWO = re.compile(r"name clash: (?:class|interface|enum|record) ([\w$]+) has two methods with the same "
+                        r"erasure, yet neither overrides the other")
+_JDT_CLASH = re.compile(r"Name clash: The method ([\w$]+)\(.*?\) of type .*? has the same erasure as ([\w$]+)\(")
+
+
+def _erasure_clash_pair(row: dict, javac: set, ours: set) -> list[list]:
+    """Rule `erasure_clash_pair` (see `ruled`): javac's lines, each [path, line]."""
+    out = []
+    for path, line, message in row["messages"]["javac"]:
+        m = _CLASH_TWO.match(message)
+        if not m or (path, line) not in javac or (path, line) in ours:
+            continue
+        if not all(_CLASH_TWO.match(other) for p, n, other in row["messages"]["javac"] if (p, n) == (path, line)):
+            continue                      # another error on the line: not the clash alone
+        owner = re.compile(rf"(?:^|[.$]){re.escape(m.group(1))}$")
+        for p, n, other in row["messages"]["javac"]:
+            pair = _CLASH_PAIR.match(other)
+            if (p != path or n == line or pair is None or pair.group(1) != pair.group(3)
+                    or (p, n) not in javac or (p, n) not in ours
+                    or not (owner.search(pair.group(2)) or owner.search(pair.group(4)))
+                    or not re.search(rf"\b{re.escape(pair.group(1))}\(", message[m.end():])):
+                continue
+            if any((q, k) == (p, n) and (jdt := _JDT_CLASH.match(x)) and jdt.group(1) == jdt.group(2) == pair.group(1)
+                   for q, k, x in row["messages"]["pybridge"]):
+                out.append([path, line])
+                break
+    return out
+
+
 def ruled(row: dict) -> dict:
     """Rule `override_annotation`: javac places "method does not override or implement a method from
     a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
@@ -1171,7 +1207,17 @@ def ruled(row: dict) -> dict:
     that does not compile has no binding the build would keep. Where the row records which of
     pybridge's references are now unbound (`rebound_unbound`), only those are ruled; where it records
     each extra's statement (`rebound_extra_statements`), an error line anywhere in that statement counts
-    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type)."""
+    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type).
+
+    Rule `erasure_clash_pair`: javac's "name clash: class C has two methods with the same erasure, yet
+    neither overrides the other" alone on a line pybridge does not report, when a line of the same
+    file both report carries the clash itself, for a method of the name javac's message then shows
+    (its source line, "first method: m(...)"): javac's "name clash: m(A) in C and m(B) in D have the
+    same erasure" (C or D the class named) and JDT's "Name clash: The method m(A) ... has the same
+    erasure as m(B)". javac (Check.checkOverrideClashes) reports a clash again on each method that
+    overrides one of the pair; JDT once, on the clashing method (guava seed 17 #75: a static
+    `doHash(Object)` added beside `doHash(Iterable<T>)`, which overrides `Equivalence.doHash(T)`).
+    Counted apart (`rule_erasure_clash_pair`): both reject the same declaration."""
     javac = {tuple(x) for x in row["javac"]}
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
@@ -1205,6 +1251,8 @@ def ruled(row: dict) -> dict:
     statements = {tuple(x[:3]): range(x[3], x[4] + 1) for x in row.get("rebound_extra_statements", [])}
     extra_on_error = [x for x in row["rebound_extra"] if tuple(x) in unbound
                       and any((x[0], n) in both for n in statements.get(tuple(x), (x[1] + 1,)))]
+    clash = _erasure_clash_pair(row, javac, ours)
+    javac -= {tuple(x) for x in clash}
     onto = Counter((path, to) for path, _, to in moved)
     counts_left = [x for x in row.get("counts_differ", []) if x[2] + onto[(x[0], x[1])] != x[3]]
     cascade = []
@@ -1214,7 +1262,8 @@ def ruled(row: dict) -> dict:
         if extra and len(here) > extra and javac_n - ours_n == extra:
             cascade.append([path, line])
     return {"rule_override_annotation": moved, "rule_abstract_lookup": lookup, "rule_repeated_abstract": repeated,
-            "rule_conditional_cascade": cascade, "same_lines_ruled": javac == ours,
+            "rule_conditional_cascade": cascade, "rule_erasure_clash_pair": clash,
+            "same_lines_ruled": javac == ours,
             "counts_differ_ruled": [x for x in counts_left if [x[0], x[1]] not in cascade],
             "rebound_missing_error_line": on_error, "rebound_extra_error_line": extra_on_error}
 
@@ -1245,7 +1294,7 @@ def tally(files: list[Path], redone: list[Path] = ()) -> dict:
         total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
         total["rebound_missing_error_line"] += sum(len(r["rebound_missing_error_line"]) for r in strict)
         total["rebound_extra_error_line"] += sum(len(r["rebound_extra_error_line"]) for r in strict)
-        for rule in ("abstract_lookup", "repeated_abstract", "conditional_cascade"):
+        for rule in ("abstract_lookup", "repeated_abstract", "conditional_cascade", "erasure_clash_pair"):
             total[f"rule_{rule}"] += sum(len(r[f"rule_{rule}"]) for r in strict)
         total["strict_edits"] += len(strict)
         total["same_counts"] += sum(r["same_counts"] for r in strict)

@@ -124,6 +124,7 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
     row["rebound_missing"], row["rebound_extra"] = [], []
     assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "rule_erasure_clash_pair": [],
                                      "same_lines_ruled": True, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [], "rebound_extra_error_line": []}
     row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
@@ -131,6 +132,7 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
     row["rebound_missing"] = [[path, 421, 20], [path, 500, 3]]      # 0-based: line 422 holds an error
     assert check_edit.ruled(row) == {"rule_override_annotation": [], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "rule_erasure_clash_pair": [],
                                      "same_lines_ruled": False, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [[path, 421, 20]], "rebound_extra_error_line": []}
 
@@ -378,3 +380,55 @@ def test_rule_recovery_binding_spans_the_statement_of_a_chain():
     assert check_edit.ruled(row)["rebound_extra_error_line"] == []
     row["rebound_extra_statements"] = [[path, 75, 17, 74, 81]]
     assert check_edit.ruled(row)["rebound_extra_error_line"] == [[path, 75, 17]]
+
+
+PAIRWISE = "src/main/java/com/google/common/base/PairwiseEquivalence.java"
+
+
+def _pairwise_row() -> dict:
+    """guava seed 17, edit 75, as its row records it (messages cut at 160 characters by that run)."""
+    return {"javac": [[PAIRWISE, 48], [PAIRWISE, 55]], "pybridge": [[PAIRWISE, 55]], "rebound_missing": [],
+            "rebound_extra": [], "messages": {
+                "javac": [[PAIRWISE, 48, "name clash: class PairwiseEquivalence has two methods with the same "
+                           "erasure, yet neither overrides the other   protected int doHash(Iterable<T> iterable) {"
+                           "     "],
+                          [PAIRWISE, 55, "name clash: doHash(java.lang.Object) in com.google.common.base."
+                           "PairwiseEquivalence and doHash(T) in com.google.common.base.Equivalence have the same "
+                           "erasure, ye"]],
+                "pybridge": [[PAIRWISE, 55, "Name clash: The method doHash(Object) of type PairwiseEquivalence<E,T> "
+                              "has the same erasure as doHash(T) of type Equivalence<T> but does not hide it"]]}}
+
+
+def test_rule_erasure_clash_pair_on_javac_and_ecj(tmp_path):
+    """guava seed 17, edit 75: a static `doHash(Object)` added to PairwiseEquivalence, whose
+    `doHash(Iterable<T>)` overrides `Equivalence.doHash(T)` (erasure `doHash(Object)`). javac reports the
+    clash on the new method and again on the overrider ("class P has two methods with the same erasure",
+    naming both); ecj once, on the new method. The rule sets javac's second apart, and nothing near it."""
+    _write(tmp_path / "src", {"q/P.java": "package q;\nabstract class E<T> { protected abstract int doHash(T t); }\n"
+                                          "final class P<T> extends E<Iterable<T>> {\n  @Override\n"
+                                          "  protected int doHash(Iterable<T> it) { return 0; }\n"
+                                          "  static void doHash(java.lang.Object zzBench) { }\n}\n"})
+    javac = _javac(tmp_path / "src", tmp_path / "out", "-Xdiags:verbose")
+    assert [(n, m.split(",")[0]) for _, n, m in javac] == [
+        (5, "name clash: class P has two methods with the same erasure"),
+        (6, "name clash: doHash(java.lang.Object) in q.P and doHash(T) in q.E have the same erasure")]
+    ecj = subprocess.run([_jdk_tool("java"), "-jar", str(next((ROOT / "pybridge" / "jars").glob("ecj-*.jar"))),
+                          "-17", "-d", "none", str(tmp_path / "src")], capture_output=True, text=True)
+    out = ecj.stdout + ecj.stderr
+    assert re.findall(r"\(at line (\d+)\)", out) == ["6"] and "has the same erasure as doHash(T)" in out
+    row = _pairwise_row()
+    ruled = check_edit.ruled(row)
+    assert ruled["rule_erasure_clash_pair"] == [[PAIRWISE, 48]] and ruled["same_lines_ruled"]
+    near = _pairwise_row()                           # JDT reports something else on the partner line
+    near["messages"]["pybridge"][0][2] = "Duplicate method doHash(Object) in type PairwiseEquivalence<E,T>"
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == [] and not check_edit.ruled(near)["same_lines_ruled"]
+    near = _pairwise_row()                           # javac's line 48 shows another method than the clash's
+    near["messages"]["javac"][0][2] = near["messages"]["javac"][0][2].replace("doHash(Iterable", "hash(Iterable")
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+    near = _pairwise_row()                           # the partner line is javac's only
+    near["pybridge"] = []
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+    near = _pairwise_row()                           # another error beside the clash on line 48
+    near["messages"]["javac"].append([PAIRWISE, 48, "cannot find symbol   symbol: class Iterable"])
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+
