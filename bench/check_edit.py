@@ -1056,6 +1056,11 @@ def javac_differential(name: str, edits: int, seed: int, root: Path | None = Non
                            "rebound_extra": sorted(rebound - theirs - set(extra_javadoc)),
                            "rebound_unbound": sorted((r.path, r.range.start.line, r.range.start.character)
                                                      for r in check.rebound if r.to is None),
+                           "rebound_extra_to": sorted(    # [path, line, char, from, to]: for rule recovery_overload
+                               ([r.path, r.range.start.line, r.range.start.character, r.from_.symbol,
+                                r.to.symbol if r.to else None] for r in check.rebound
+                                if (r.path, r.range.start.line, r.range.start.character) in rebound - theirs),
+                               key=lambda x: x[:3]),
                            "rebound_extra_javadoc": extra_javadoc,
                            "pybridge_s": round(ours_s, 2), "javac_s": round(javac_s, 2)}
                     row.update(ruled(row))
@@ -1122,6 +1127,55 @@ _CANNOT_APPLY = re.compile(r"method ([\w$]+) in class ([\w.$]+)(?:<.*?>)? cannot
                            r"|cannot find symbol.*?symbol:\s+method ([\w$]+)\(.*?location: class ([\w.$]*)")
 
 
+# javac's erasure clashes, for rule `erasure_clash_pair`: on the clashing method "name clash: m(A) in C
+# and m(B) in D have the same erasure, yet neither overrides (hides) the other"; on a method overriding
+# one of a clashing pair "name clash: class C has two methods with the same erasure, yet neither overrides
+# the other", then javac's source line and "first method: m(...) in D  second method: m(...) in C".
+# JDT's on the clashing method: "Name clash: The method m(A) of type C has the same erasure as m(B) of type D".
+_CLASH_PAIR = re.compile(r"name clash: ([\w$]+)\(.*?\) in ([\w.$]+) and ([\w$]+)\(.*?\) in ([\w.$]+) "
+                         r"have the same erasure")
+_CLASH_TWO = re.compile(r"name clash: (?:class|interface|enum|record) ([\w$]+) has two methods with the same "
+                        r"erasure, yet neither overrides the other")
+_JDT_CLASH = re.compile(r"Name clash: The method ([\w$]+)\(.*?\) of type .*? has the same erasure as ([\w$]+)\(")
+
+
+# A method's symbol without what tells its overloads apart: SCIP's `owner#name(+n).` (pybridge's
+# `symbol`), else JDT's binding key `Lowner;.name(params)ret`; None for any other symbol.
+_SCIP_METHOD = re.compile(r"(.*#[^#()]+)\((?:\+\d+)?\)\.$")
+_KEY_METHOD = re.compile(r"(L[^;(]+;\.[^.(;]+)\(")
+
+
+def method_name(symbol: str | None) -> str | None:
+    """`symbol`'s owner and method name, the same for each overload of one name in one type (SCIP
+    names a constructor `<init>`); None when `symbol` is no method's (a field's, a type's)."""
+    m = _SCIP_METHOD.fullmatch(symbol or "") or _KEY_METHOD.match(symbol or "")
+    return m.group(1) if m else None
+
+
+def _erasure_clash_pair(row: dict, javac: set, ours: set) -> list[list]:
+    """Rule `erasure_clash_pair` (see `ruled`): javac's lines, each [path, line]."""
+    out = []
+    for path, line, message in row["messages"]["javac"]:
+        m = _CLASH_TWO.match(message)
+        if not m or (path, line) not in javac or (path, line) in ours:
+            continue
+        if not all(_CLASH_TWO.match(other) for p, n, other in row["messages"]["javac"] if (p, n) == (path, line)):
+            continue                      # another error on the line: not the clash alone
+        owner = re.compile(rf"(?:^|[.$]){re.escape(m.group(1))}$")
+        for p, n, other in row["messages"]["javac"]:
+            pair = _CLASH_PAIR.match(other)
+            if (p != path or n == line or pair is None or pair.group(1) != pair.group(3)
+                    or (p, n) not in javac or (p, n) not in ours
+                    or not (owner.search(pair.group(2)) or owner.search(pair.group(4)))
+                    or not re.search(rf"\b{re.escape(pair.group(1))}\(", message[m.end():])):
+                continue
+            if any((q, k) == (p, n) and (jdt := _JDT_CLASH.match(x)) and jdt.group(1) == jdt.group(2) == pair.group(1)
+                   for q, k, x in row["messages"]["pybridge"]):
+                out.append([path, line])
+                break
+    return out
+
+
 def ruled(row: dict) -> dict:
     """Rule `override_annotation`: javac places "method does not override or implement a method from
     a supertype" on the `@Override` annotation, JDT ("must override or implement a supertype method")
@@ -1171,7 +1225,26 @@ def ruled(row: dict) -> dict:
     that does not compile has no binding the build would keep. Where the row records which of
     pybridge's references are now unbound (`rebound_unbound`), only those are ruled; where it records
     each extra's statement (`rebound_extra_statements`), an error line anywhere in that statement counts
-    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type)."""
+    (a builder chain's later calls after a call that no longer resolves: JDT gives the chain no type).
+
+    Rule `recovery_overload`, recovery_binding's other half: a reference pybridge reports rebound from a
+    method to **another overload of the same name in the same type** (`method_name` of its `from` and
+    `to` symbols, recorded per row as `rebound_extra_to`), and javac still binds as before, on a line
+    where both compilers report a new error (the statement, where recorded). A call whose argument
+    lost its type (guava seed 17 #78: `checkState(Objects.equal(...), "...")`, `equal` renamed): JDT's
+    recovery picks an overload for an argument of no type, javac's keeps the original. Code that does
+    not compile has no binding the build would keep (`rule_recovery_overload`). A row judged before
+    `rebound_extra_to` was recorded names no target: its bound extras are not ruled.
+
+    Rule `erasure_clash_pair`: javac's "name clash: class C has two methods with the same erasure, yet
+    neither overrides the other" alone on a line pybridge does not report, when a line of the same
+    file both report carries the clash itself, for a method of the name javac's message then shows
+    (its source line, "first method: m(...)"): javac's "name clash: m(A) in C and m(B) in D have the
+    same erasure" (C or D the class named) and JDT's "Name clash: The method m(A) ... has the same
+    erasure as m(B)". javac (Check.checkOverrideClashes) reports a clash again on each method that
+    overrides one of the pair; JDT once, on the clashing method (guava seed 17 #75: a static
+    `doHash(Object)` added beside `doHash(Iterable<T>)`, which overrides `Equivalence.doHash(T)`).
+    Counted apart (`rule_erasure_clash_pair`): both reject the same declaration."""
     javac = {tuple(x) for x in row["javac"]}
     ours = {tuple(x) for x in row["pybridge"]}
     moved = []
@@ -1205,6 +1278,13 @@ def ruled(row: dict) -> dict:
     statements = {tuple(x[:3]): range(x[3], x[4] + 1) for x in row.get("rebound_extra_statements", [])}
     extra_on_error = [x for x in row["rebound_extra"] if tuple(x) in unbound
                       and any((x[0], n) in both for n in statements.get(tuple(x), (x[1] + 1,)))]
+    clash = _erasure_clash_pair(row, javac, ours)
+    javac -= {tuple(x) for x in clash}
+    targets = {tuple(x[:3]): (x[3], x[4]) for x in row.get("rebound_extra_to", [])}
+    overload = [x for x in row["rebound_extra"] if x not in extra_on_error and tuple(x) in targets
+                and (name := method_name(targets[tuple(x)][0])) is not None
+                and name == method_name(targets[tuple(x)][1]) and targets[tuple(x)][0] != targets[tuple(x)][1]
+                and any((x[0], n) in both for n in statements.get(tuple(x), (x[1] + 1,)))]
     onto = Counter((path, to) for path, _, to in moved)
     counts_left = [x for x in row.get("counts_differ", []) if x[2] + onto[(x[0], x[1])] != x[3]]
     cascade = []
@@ -1214,7 +1294,8 @@ def ruled(row: dict) -> dict:
         if extra and len(here) > extra and javac_n - ours_n == extra:
             cascade.append([path, line])
     return {"rule_override_annotation": moved, "rule_abstract_lookup": lookup, "rule_repeated_abstract": repeated,
-            "rule_conditional_cascade": cascade, "same_lines_ruled": javac == ours,
+            "rule_conditional_cascade": cascade, "rule_erasure_clash_pair": clash,
+            "rule_recovery_overload": overload, "same_lines_ruled": javac == ours,
             "counts_differ_ruled": [x for x in counts_left if [x[0], x[1]] not in cascade],
             "rebound_missing_error_line": on_error, "rebound_extra_error_line": extra_on_error}
 
@@ -1245,7 +1326,8 @@ def tally(files: list[Path], redone: list[Path] = ()) -> dict:
         total["rule_override_annotation"] += sum(len(r["rule_override_annotation"]) for r in strict)
         total["rebound_missing_error_line"] += sum(len(r["rebound_missing_error_line"]) for r in strict)
         total["rebound_extra_error_line"] += sum(len(r["rebound_extra_error_line"]) for r in strict)
-        for rule in ("abstract_lookup", "repeated_abstract", "conditional_cascade"):
+        for rule in ("abstract_lookup", "repeated_abstract", "conditional_cascade", "erasure_clash_pair",
+                     "recovery_overload"):
             total[f"rule_{rule}"] += sum(len(r[f"rule_{rule}"]) for r in strict)
         total["strict_edits"] += len(strict)
         total["same_counts"] += sum(r["same_counts"] for r in strict)
@@ -1261,7 +1343,7 @@ def tally(files: list[Path], redone: list[Path] = ()) -> dict:
         total["rebound_extra"] += sum(len(r["rebound_extra"]) for r in rows)
         total["rebound_extra_javadoc"] += sum(len(r.get("rebound_extra_javadoc", [])) for r in rows)
         total["rebound_extra_unruled"] += sum(len(r["rebound_extra"]) - len(r["rebound_extra_error_line"])
-                                              for r in strict)
+                                              - len(r["rule_recovery_overload"]) for r in strict)
         total["rebound_missing_unruled"] += sum(len(r["rebound_missing"]) - len(r["rebound_missing_error_line"])
                                                 for r in strict)
         for i, r in enumerate(rows):
@@ -1274,7 +1356,8 @@ def tally(files: list[Path], redone: list[Path] = ()) -> dict:
                 ("counts", bool(r["counts_differ_ruled"])),
                 ("message kinds", bool(r["kinds_differ"])),
                 ("rebound missing", len(r["rebound_missing"]) > len(r["rebound_missing_error_line"])),
-                ("rebound extra", len(r["rebound_extra"]) > len(r["rebound_extra_error_line"]))) if bad]
+                ("rebound extra", len(r["rebound_extra"]) > len(r["rebound_extra_error_line"])
+                 + len(r["rule_recovery_overload"]))) if bad]
             if why:
                 remaining.append({"file": f.name, "edit": r.get("edit", i + 1), "kind": r["kind"],
                                   "path": r["path"], "method": r["method"], "differs": why})

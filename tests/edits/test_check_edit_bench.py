@@ -1,8 +1,8 @@
 """The edit generator of `bench/check_edit.py --javac` (issue 24's check_edit against javac): an edit
 that is not meant to break never declares what its type already declares, so that javac and JDT are
 not compared on a duplicate declaration (each compiler's error recovery); the subset's subtypes read
-from javac's class output, and the named rules (`check_edit.ruled`). javac and ecj run where a rule
-rests on what they do."""
+from javac's class output, and the named rules (`check_edit.ruled`). javac and ecj (or pybridge, on a
+small workspace) run where a rule rests on what they do."""
 
 from __future__ import annotations
 
@@ -18,6 +18,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 import check_edit  # noqa: E402 - bench/ is not a package
 from check_edit import Member, TypeMembers, javac_edit, key_params  # noqa: E402
 from javac_refs import driver  # noqa: E402
+
+from pybridge.edits import EditSession, FileChange  # noqa: E402
+from pybridge.edits import check_edit as pybridge_check_edit  # noqa: E402
+from pybridge.store import Store  # noqa: E402
+from pybridge.sync import sync  # noqa: E402
+from pybridge.sync.state import store_path  # noqa: E402
 
 SOURCE = """package p;
 
@@ -124,6 +130,7 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
     row["rebound_missing"], row["rebound_extra"] = [], []
     assert check_edit.ruled(row) == {"rule_override_annotation": [[path, 423, 425]], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "rule_erasure_clash_pair": [], "rule_recovery_overload": [],
                                      "same_lines_ruled": True, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [], "rebound_extra_error_line": []}
     row["pybridge"] = [[path, 422]]                  # nothing below: no move, the lines differ
@@ -131,6 +138,7 @@ def test_rule_override_annotation_matches_javacs_annotation_line_with_jdts_name_
     row["rebound_missing"] = [[path, 421, 20], [path, 500, 3]]      # 0-based: line 422 holds an error
     assert check_edit.ruled(row) == {"rule_override_annotation": [], "rule_abstract_lookup": [],
                                      "rule_repeated_abstract": [], "rule_conditional_cascade": [],
+                                     "rule_erasure_clash_pair": [], "rule_recovery_overload": [],
                                      "same_lines_ruled": False, "counts_differ_ruled": [],
                                      "rebound_missing_error_line": [[path, 421, 20]], "rebound_extra_error_line": []}
 
@@ -378,3 +386,147 @@ def test_rule_recovery_binding_spans_the_statement_of_a_chain():
     assert check_edit.ruled(row)["rebound_extra_error_line"] == []
     row["rebound_extra_statements"] = [[path, 75, 17, 74, 81]]
     assert check_edit.ruled(row)["rebound_extra_error_line"] == [[path, 75, 17]]
+
+
+PAIRWISE = "src/main/java/com/google/common/base/PairwiseEquivalence.java"
+
+
+def _pairwise_row() -> dict:
+    """guava seed 17, edit 75, as its row records it (messages cut at 160 characters by that run)."""
+    return {"javac": [[PAIRWISE, 48], [PAIRWISE, 55]], "pybridge": [[PAIRWISE, 55]], "rebound_missing": [],
+            "rebound_extra": [], "messages": {
+                "javac": [[PAIRWISE, 48, "name clash: class PairwiseEquivalence has two methods with the same "
+                           "erasure, yet neither overrides the other   protected int doHash(Iterable<T> iterable) {"
+                           "     "],
+                          [PAIRWISE, 55, "name clash: doHash(java.lang.Object) in com.google.common.base."
+                           "PairwiseEquivalence and doHash(T) in com.google.common.base.Equivalence have the same "
+                           "erasure, ye"]],
+                "pybridge": [[PAIRWISE, 55, "Name clash: The method doHash(Object) of type PairwiseEquivalence<E,T> "
+                              "has the same erasure as doHash(T) of type Equivalence<T> but does not hide it"]]}}
+
+
+def test_rule_erasure_clash_pair_on_javac_and_ecj(tmp_path):
+    """guava seed 17, edit 75: a static `doHash(Object)` added to PairwiseEquivalence, whose
+    `doHash(Iterable<T>)` overrides `Equivalence.doHash(T)` (erasure `doHash(Object)`). javac reports the
+    clash on the new method and again on the overrider ("class P has two methods with the same erasure",
+    naming both); ecj once, on the new method. The rule sets javac's second apart, and nothing near it."""
+    _write(tmp_path / "src", {"q/P.java": "package q;\nabstract class E<T> { protected abstract int doHash(T t); }\n"
+                                          "final class P<T> extends E<Iterable<T>> {\n  @Override\n"
+                                          "  protected int doHash(Iterable<T> it) { return 0; }\n"
+                                          "  static void doHash(java.lang.Object zzBench) { }\n}\n"})
+    javac = _javac(tmp_path / "src", tmp_path / "out", "-Xdiags:verbose")
+    assert [(n, m.split(",")[0]) for _, n, m in javac] == [
+        (5, "name clash: class P has two methods with the same erasure"),
+        (6, "name clash: doHash(java.lang.Object) in q.P and doHash(T) in q.E have the same erasure")]
+    ecj = subprocess.run([_jdk_tool("java"), "-jar", str(next((ROOT / "pybridge" / "jars").glob("ecj-*.jar"))),
+                          "-17", "-d", "none", str(tmp_path / "src")], capture_output=True, text=True)
+    out = ecj.stdout + ecj.stderr
+    assert re.findall(r"\(at line (\d+)\)", out) == ["6"] and "has the same erasure as doHash(T)" in out
+    row = _pairwise_row()
+    ruled = check_edit.ruled(row)
+    assert ruled["rule_erasure_clash_pair"] == [[PAIRWISE, 48]] and ruled["same_lines_ruled"]
+    near = _pairwise_row()                           # JDT reports something else on the partner line
+    near["messages"]["pybridge"][0][2] = "Duplicate method doHash(Object) in type PairwiseEquivalence<E,T>"
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == [] and not check_edit.ruled(near)["same_lines_ruled"]
+    near = _pairwise_row()                           # javac's line 48 shows another method than the clash's
+    near["messages"]["javac"][0][2] = near["messages"]["javac"][0][2].replace("doHash(Iterable", "hash(Iterable")
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+    near = _pairwise_row()                           # the partner line is javac's only
+    near["pybridge"] = []
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+    near = _pairwise_row()                           # another error beside the clash on line 48
+    near["messages"]["javac"].append([PAIRWISE, 48, "cannot find symbol   symbol: class Iterable"])
+    assert check_edit.ruled(near)["rule_erasure_clash_pair"] == []
+
+
+BIMAP = "src/main/java/com/google/common/collect/AbstractBiMap.java"
+PRECONDITIONS = "com/google/common/base/Preconditions#"     # the bench's symbols: SCIP descriptors
+
+
+def test_rule_recovery_overload_counts_another_overload_of_the_same_name_apart():
+    """guava seed 17, edit 78 (`Objects.equal` renamed): `checkState(Objects.equal(value, get(getKey())),
+    "entry no longer in map")` (AbstractBiMap line 354, an error line both report). pybridge reports
+    `checkState` (0-based 353:6) rebound, not unbound; javac binds it as before. That row records no
+    target (`rebound_extra_to` came after it): not ruled. With a target, another `checkState`: ruled."""
+    row = {"javac": [[BIMAP, 354]], "pybridge": [[BIMAP, 354]], "messages": {"javac": [], "pybridge": []},
+           "rebound_missing": [], "rebound_extra": [[BIMAP, 353, 6]], "rebound_unbound": [[BIMAP, 353, 25]]}
+    assert check_edit.ruled(row)["rule_recovery_overload"] == []
+    assert check_edit.ruled(row)["rebound_extra_error_line"] == []
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, PRECONDITIONS + "checkState(+1).", PRECONDITIONS + "checkState(+2)."]]
+    assert check_edit.ruled(row)["rule_recovery_overload"] == [[BIMAP, 353, 6]]
+    assert check_edit.ruled(row)["rebound_extra_error_line"] == []          # recovery_binding's are unbound
+    key = "Lcom/google/common/base/Preconditions;.checkState(ZLjava/lang/Object;)V"
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, key, key.replace("Ljava/lang/Object;", "Ljava/lang/String;C")]]
+    assert check_edit.ruled(row)["rule_recovery_overload"] == [[BIMAP, 353, 6]]   # binding keys alike
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, PRECONDITIONS + "checkState(+1).", PRECONDITIONS + "checkArgument()."]]
+    assert check_edit.ruled(row)["rule_recovery_overload"] == []            # another name: not an overload
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, PRECONDITIONS + "checkState(+1).",
+                                "com/google/common/base/Verify#checkState(+1)."]]
+    assert check_edit.ruled(row)["rule_recovery_overload"] == []            # same name, another type
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, PRECONDITIONS + "checkState(+1).", None]]
+    assert check_edit.ruled(row)["rule_recovery_overload"] == []            # unbound: recovery_binding's
+    row["rebound_extra_to"] = [[BIMAP, 353, 6, PRECONDITIONS + "checkState(+1).", PRECONDITIONS + "checkState(+2)."]]
+    row["pybridge"] = []                                                     # javac's error line only
+    assert check_edit.ruled(row)["rule_recovery_overload"] == []
+
+
+PRE = """package p;
+
+public final class Pre {
+  public static void checkState(boolean expression) { }
+
+  public static void checkState(boolean expression, Object errorMessage) { }
+
+  public static void checkState(boolean expression, String template, Object... args) { }
+
+  public static void checkState(boolean expression, String template, char p1) { }
+
+  public static void checkState(boolean expression, String template, Object p1) { }
+}
+"""
+USE = """package p;
+
+import static p.Pre.checkState;
+
+class Use<V> {
+  V value;
+
+  V get(Object key) { return value; }
+
+  void set(V value, Object key) {
+    checkState(Eq.equal(value, get(key)), "entry no longer in map");
+  }
+}
+"""
+
+
+def test_jdt_rebinds_a_call_whose_argument_lost_its_type_to_another_overload(tmp_path, worker):
+    """What rule `recovery_overload` rests on, guava seed 17 #78 in small (AbstractBiMap's
+    `checkState(Objects.equal(value, get(getKey())), "...")`, `Objects.equal` renamed), on pybridge: the
+    argument's call no longer resolves (its line's error is JDT's "The method equal(V, V) is undefined",
+    worded as guava's row has it), and JDT's recovery binds `checkState` to another of its overloads,
+    `(boolean, String, Object...)` for `(boolean, Object)`; the row records the target in the bench's
+    symbols (`rebound_extra_to`)."""
+    root = tmp_path / "probe"
+    _write(root, {"pom.xml": (ROOT / "samples" / "edits" / "pom.xml").read_text(encoding="utf-8"),
+                  "src/main/java/p/Pre.java": PRE, "src/main/java/p/Use.java": USE,
+                  "src/main/java/p/Eq.java": "package p;\n\npublic final class Eq {\n  public static boolean "
+                                             "equal(Object a, Object b) { return a == b; }\n}\n"})
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    text = (root / "src/main/java/p/Eq.java").read_text(encoding="utf-8").replace("equal(", "equalZz(")
+    with Store.open(store_path(tmp_path / "state"), readonly=True) as store, store.reader() as reader:
+        session = EditSession(root.resolve(), reader, worker, lambda i, k: f"{i}", lambda d, m: d)   # as the bench
+        answer = pybridge_check_edit(session, [FileChange(path="src/main/java/p/Eq.java", text=text)])
+    assert [(d.range.start.line + 1, d.message) for d in answer.diagnostics.added] == [
+        (11, "The method equal(V, V) is undefined for the type Eq")]
+    rebound = sorted((r.range.start.line, r.range.start.character, r.from_.symbol, r.to and r.to.symbol)
+                     for r in answer.rebound)
+    assert rebound == [(10, 4, "p/Pre#checkState(+1).", "p/Pre#checkState(+2)."), (10, 18, "p/Eq#equal().", None)]
+    [moved] = [r for r in answer.rebound if r.to is not None]
+    assert (moved.from_.display, moved.to.display) == ("checkState(boolean, Object)",
+                                                       "checkState(boolean, String, Object...)")
+    use = "src/main/java/p/Use.java"
+    row = {"javac": [[use, 11]], "pybridge": [[use, 11]], "messages": {"javac": [], "pybridge": []},
+           "rebound_missing": [], "rebound_extra": [[use, 10, 4]], "rebound_unbound": [[use, 10, 18]],
+           "rebound_extra_to": [[use, 10, 4, "p/Pre#checkState(+1).", "p/Pre#checkState(+2)."]]}
+    assert check_edit.ruled(row)["rule_recovery_overload"] == [[use, 10, 4]]
