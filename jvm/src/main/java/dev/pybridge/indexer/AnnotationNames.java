@@ -118,13 +118,31 @@ final class AnnotationNames {
                 : ((SimpleName) name).getIdentifier();
     }
 
+    /**
+     * The unit {@link #declaredInsideTheUnit} last walked and the names it found, per thread (a request
+     * runs on one thread; {@link StreamPlan} runs two): a unit with many unbound annotations is walked once.
+     */
+    private static final ThreadLocal<Object[]> INSIDE = ThreadLocal.withInitial(() -> new Object[2]);
+
     /** A type variable, or a member or local type, named {@code n} anywhere in the unit. */
     private static boolean declaredInsideTheUnit(CompilationUnit cu, String n) {
-        boolean[] hit = {false};
+        Object[] last = INSIDE.get();
+        if (last[0] != cu) {
+            last[0] = cu;
+            last[1] = namesDeclaredInside(cu);
+        }
+        @SuppressWarnings("unchecked")
+        Set<String> names = (Set<String>) last[1];
+        return names.contains(n);
+    }
+
+    /** The names of every type variable, and of every member or local type, of the unit. */
+    private static Set<String> namesDeclaredInside(CompilationUnit cu) {
+        Set<String> names = new HashSet<>();
         cu.accept(new ASTVisitor() {
             @Override
             public boolean visit(TypeParameter node) {
-                if (node.getName().getIdentifier().equals(n)) hit[0] = true;
+                names.add(node.getName().getIdentifier());
                 return false;
             }
 
@@ -149,11 +167,11 @@ final class AnnotationNames {
             }
 
             private boolean declared(AbstractTypeDeclaration node) {
-                if (!(node.getParent() instanceof CompilationUnit) && node.getName().getIdentifier().equals(n)) hit[0] = true;
-                return !hit[0];
+                if (!(node.getParent() instanceof CompilationUnit)) names.add(node.getName().getIdentifier());
+                return true;
             }
         });
-        return hit[0];
+        return names;
     }
 
     /**
