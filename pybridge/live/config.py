@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pybridge import switches
+
 
 def _env_float(name: str, default: float, minimum: float = 0.0) -> float:
     text = os.environ.get(name)
@@ -27,6 +29,15 @@ def _env_float(name: str, default: float, minimum: float = 0.0) -> float:
         return max(float(text), minimum)
     except ValueError:
         raise ValueError(f"{name}={text!r} is not a number; set it to a number or unset it.") from None
+
+
+REHEARSE_ENV = "PYBRIDGE_LIVE_REHEARSE"
+
+
+def rehearse() -> bool:
+    """Whether the first catch-up of a served workspace that finds nothing changed rehearses one edit
+    (PYBRIDGE_LIVE_REHEARSE, default 1): `LiveIndex._rehearse`."""
+    return switches.enabled(REHEARSE_ENV, "leave the first edit's catch-up to fill the caches it needs")
 
 
 def _env_flag(name: str) -> bool:
@@ -46,6 +57,7 @@ class LiveConfig:
     allow_online: bool = True
     prewarm: bool = True          # start and warm the worker when watching starts
     auto_sync: bool = True        # a never-synced workspace gets its first sync in the background
+    rehearse: bool = True         # the first catch-up that finds nothing changed rehearses one edit
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "LiveConfig":
@@ -60,5 +72,6 @@ class LiveConfig:
             worker_max_rss_mb=_env_float("PYBRIDGE_WORKER_MAX_RSS", 3072.0, 1.0),
             heap=os.environ.get("PYBRIDGE_HEAP") or None,
             auto_sync=not _env_flag("PYBRIDGE_NO_AUTO_SYNC"),
+            rehearse=rehearse(),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})

@@ -186,6 +186,7 @@ class Target:
     after: tuple[int | None, int] | None = None   # (before, after) generations whose follow-up work is due
     proof: tuple[int, int] | None = None     # (generation, barrier count as of which its files matched)
     noting: bool = False                     # that work runs (describe waits for its `last_edit`)
+    rehearsed: bool = False                  # its first catch-up with nothing changed rehearsed one (`_rehearse`)
 
     def __post_init__(self) -> None:
         self.system = _system_of(self.root, self.state, self.build_tool)
@@ -526,6 +527,7 @@ class LiveIndex:
                 "error": f"{t.slug} has never been synced; call sync once, then edits are caught up "
                          f"in the background.", "code": "not_synced"}
         number: int | None = None
+        rehearsal = False
         progress: Callable[[dict[str, Any]], None] | None = None
         if current is None:
             progress = self._first_progress(t)
@@ -536,9 +538,13 @@ class LiveIndex:
                 # a snapshot older than `places` and `ctimes` cannot see a new source root or a kept-stat
                 # edit: one sync brings it up to date
                 if not snap.legacy and (self._still_proven(t, number, snap) or not any_change(snap)):
-                    return {"outcome": "unchanged", "generation": number}, None
+                    if t.rehearsed or not self.config.rehearse:
+                        return {"outcome": "unchanged", "generation": number}, None
+                    rehearsal = True      # the first look at this workspace: `_rehearse`
             except Exception:  # an unreadable snapshot: let the sync decide
                 log.debug("stat comparison failed for %s", t.root, exc_info=True)
+        if rehearsal:
+            return self._rehearse(t, number)
         extra: dict[str, Any] = {} if progress is None else {"progress": progress}
         later = after_answer() and current is not None
         if later:
@@ -574,6 +580,21 @@ class LiveIndex:
                 self._note_last_edit(t, number, result.generation)
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
+
+    def _rehearse(self, t: Target, number: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The first catch-up of a workspace that finds nothing changed syncs anyway, with `rehearse`:
+        one unchanged file is indexed again and nothing is published (`pybridge.sync.pipeline._rehearse`),
+        so that the first edit an agent makes finds the caches the later ones find (PYBRIDGE_LIVE_REHEARSE).
+        Whatever it answers, the outcome is the stat comparison's: unchanged."""
+        t.rehearsed = True
+        try:
+            self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
+                               allow_online=self.config.allow_online,
+                               build_tool=t.system.name if t.system is not None else t.build_tool,
+                               rehearse=True, collect=False)
+        except Exception:  # a rehearsal only saves time; the next catch-up runs as it would have
+            log.warning("the rehearsal catch-up of %s failed", t.root, exc_info=True)
+        return {"outcome": "unchanged", "generation": number}, None
 
     def _still_proven(self, t: Target, number: int, snap: Snapshot) -> bool:
         """Whether the catch-up that published generation `number` found its files matching as of a barrier

@@ -208,7 +208,8 @@ def _until(client, condition) -> dict:
 
 def test_a_killed_worker_is_restarted_warm_and_the_next_edit_is_caught_up(reactor):
     root, home = reactor
-    with serve([root], home, ENV) as client:
+    # The kill must land between requests: no start-up rehearsal (PYBRIDGE_LIVE_REHEARSE) holds the worker.
+    with serve([root], home, {**ENV, "PYBRIDGE_LIVE_REHEARSE": "0"}) as client:
         live = _until(client, lambda live: live["worker"]["warm"])
         pid = live["worker"]["pid"]
         os.kill(pid, signal.SIGKILL)
@@ -549,7 +550,7 @@ def home_state(root: Path, home: Path) -> Path:
 
 
 def _live(root: Path, home: Path, sync_function=sync, **config) -> LiveIndex:
-    settings = {"heap": "1g", "fresh_wait_s": WAIT, "prewarm": False, **config}
+    settings = {"heap": "1g", "fresh_wait_s": WAIT, "prewarm": False, "rehearse": False, **config}
     return LiveIndex([("reactor", root, home_state(root, home))], LiveConfig(**settings),
                      sync_function=sync_function)
 
@@ -574,6 +575,36 @@ def test_the_watcher_alone_brings_an_edit_into_a_new_generation(reactor, poll):
         assert target.events >= 1
     current = _current(root, home)
     assert current.number == 2 and APP in current.snapshot["files"]
+
+
+@pytest.mark.parametrize("switch", ["1", "0"])
+def test_the_first_catch_up_with_nothing_changed_rehearses_one_edit_once_and_publishes_nothing(
+        reactor, monkeypatch, switch):
+    """PYBRIDGE_LIVE_REHEARSE (default 1): the start-up check that finds nothing changed syncs once with
+    `rehearse` (one file indexed again, nothing published), so that the first edit finds the caches the
+    later ones find; later checks that find nothing changed sync nothing."""
+    monkeypatch.setenv("PYBRIDGE_LIVE_REHEARSE", switch)
+    assert LiveConfig.from_env().rehearse is (switch == "1")
+    root, home = reactor
+    calls: list[dict] = []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=counted, rehearse=LiveConfig.from_env().rehearse) as live:
+        target = live.targets[root]
+        _wait(live, lambda: target.last is not None and not target.syncing)     # the start-up check
+        assert target.last["outcome"] == "unchanged" and target.catch_ups == 0
+        assert [c.get("rehearse") for c in calls] == ([True] if switch == "1" else [])
+        live.notice(root)
+        _wait(live, lambda: not target.pending and not target.syncing)
+        assert len(calls) == (1 if switch == "1" else 0)
+        add_a_call_to_normalize(root)
+        _wait(live, lambda: target.catch_ups == 1 and not target.pending and not target.syncing)
+        assert target.last["outcome"] == "published" and target.last["generation"] == 2
+        assert not calls[-1].get("rehearse")
+    assert _current(root, home).number == 2
 
 
 def test_a_burst_of_edits_is_debounced_into_one_catch_up(reactor):

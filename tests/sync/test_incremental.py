@@ -175,6 +175,28 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     assert max(sizes) > 2
 
 
+def test_a_rehearsal_indexes_one_unchanged_file_and_publishes_nothing(reactor, worker, monkeypatch):
+    """`sync(rehearse=True)` with nothing changed: one file of the largest module and scope goes to the
+    worker as a catch-up of an edit to it would, and the generation, its keys and cursors stay."""
+    root, state, _ = reactor
+    before = versions(state)
+    sizes: list[int] = []
+    real = Worker.index_all
+
+    def counted(self, tasks, *args, **kwargs):
+        sizes.extend(len(t.request.files) for t in tasks)
+        return real(self, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(Worker, "index_all", counted)
+    result = sync(root, state_dir=state, worker=worker)
+    assert not result.published and sizes == [] and "rehearse" not in result.timings
+    result = sync(root, state_dir=state, worker=worker, rehearse=True)
+    assert not result.published and sizes == [1] and result.timings["rehearse"] > 0
+    assert versions(state) == before
+    with Store.open(store_path(state)) as store:
+        assert store.current_generation().number == result.generation
+
+
 def test_batches_are_on_by_default_and_zero_turns_them_off(monkeypatch):
     """Unset, PYBRIDGE_INDEX_BATCH_FILES is DEFAULT_BATCH_FILES (the heap need not grow with the
     module: bench/RESULTS.md, "Large module"); 0 sends a module and scope in one request."""
