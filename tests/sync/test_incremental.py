@@ -59,6 +59,19 @@ def versions(state: Path) -> dict[str, int]:
         return {f.path: f.file_version_id for f in r.files()}
 
 
+def request_sizes(monkeypatch) -> list[int]:
+    """The number of files of each request the worker gets from now on (Worker.index_all, spied)."""
+    sizes: list[int] = []
+    real = Worker.index_all
+
+    def counted(self, tasks, *args, **kwargs):
+        sizes.extend(len(t.request.files) for t in tasks)
+        return real(self, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(Worker, "index_all", counted)
+    return sizes
+
+
 def test_an_edit_inside_a_method_body_reindexes_that_file_alone_and_shares_every_other_version(reactor, worker):
     root, state, first = reactor
     before = versions(state)
@@ -149,14 +162,7 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     worker's heap then holds one batch's declarations): the facts equal those of one request per
     module and scope (the fixture's state: a full sync of the same tree)."""
     root, state, _ = reactor
-    sizes: list[int] = []
-    real = Worker.index_all
-
-    def counted(self, tasks, *args, **kwargs):
-        sizes.extend(len(t.request.files) for t in tasks)
-        return real(self, tasks, *args, **kwargs)
-
-    monkeypatch.setattr(Worker, "index_all", counted)
+    sizes = request_sizes(monkeypatch)
     monkeypatch.setenv("PYBRIDGE_INDEX_BATCH_FILES", "2")
     result = sync(root, state_dir=tmp_path / "batched", worker=worker)
     assert result.published and max(sizes) == 2 and len(sizes) > 3
@@ -180,14 +186,7 @@ def test_a_rehearsal_indexes_one_unchanged_file_and_publishes_nothing(reactor, w
     worker as a catch-up of an edit to it would, and the generation, its keys and cursors stay."""
     root, state, _ = reactor
     before = versions(state)
-    sizes: list[int] = []
-    real = Worker.index_all
-
-    def counted(self, tasks, *args, **kwargs):
-        sizes.extend(len(t.request.files) for t in tasks)
-        return real(self, tasks, *args, **kwargs)
-
-    monkeypatch.setattr(Worker, "index_all", counted)
+    sizes = request_sizes(monkeypatch)
     result = sync(root, state_dir=state, worker=worker)
     assert not result.published and sizes == [] and "rehearse" not in result.timings
     result = sync(root, state_dir=state, worker=worker, rehearse=True)

@@ -160,13 +160,16 @@ def test_index_all_answers_each_request_in_order_and_sends_the_next_while_the_la
     assert len(worker.index(IndexRequest(files=java_files(b), sourcepath=[str(b)])).files) == 20   # in step
 
 
+class Broken(IndexRequest):
+    """A request the child cannot read (no files): it answers an indexer error."""
+
+    def as_message(self):
+        return {k: v for k, v in super().as_message().items() if k != "files"}
+
+
 def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker, tmp_path):
     b = _generated_module(tmp_path / "b", 5)
     pid = worker.pid or (worker.start() or worker.pid)
-
-    class Broken(IndexRequest):
-        def as_message(self):
-            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
 
     good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
     with pytest.raises(WorkerError) as err:
@@ -214,10 +217,6 @@ def test_index_all_in_two_threads_is_one_message_with_the_facts_of_one_request_a
 def test_an_error_in_a_request_sent_together_stops_them_all_and_the_child_stays_in_step(worker, tmp_path):
     b = _generated_module(tmp_path / "b", 5)
     pid = worker.pid or (worker.start() or worker.pid)
-
-    class Broken(IndexRequest):
-        def as_message(self):
-            return {k: v for k, v in super().as_message().items() if k != "files"}   # the child fails on it
 
     good = IndexRequest(files=java_files(b), sourcepath=[str(b)])
     stored: list[FileFacts] = []

@@ -60,6 +60,29 @@ public final class BatchStream implements ProgressListener {
         if (action != null) action.run();
     }
 
+    /** What an indexing thread runs: it fills the stream, and may be interrupted or fail. */
+    interface Work {
+        void run() throws Exception;
+    }
+
+    /**
+     * Starts the thread that runs {@code work} into this stream (a daemon, named pybridge-indexer):
+     * the stream ends when the work returns, or hands its failure to the consumer.
+     */
+    BatchStream fill(Work work) {
+        Thread t = new Thread(() -> {
+            try {
+                work.run();
+                finish(null);
+            } catch (Throwable e) {
+                finish(e);
+            }
+        }, "pybridge-indexer");
+        t.setDaemon(true);
+        t.start();
+        return this;
+    }
+
     void put(Batch batch) {
         offer(batch);
     }

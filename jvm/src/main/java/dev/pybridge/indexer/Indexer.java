@@ -110,18 +110,8 @@ public final class Indexer {
                                      String api, String encoding, boolean javadoc, boolean secondaryTypeCache,
                                      boolean classCache, String[] cacheRoots, int chunkFiles) {
         BatchStream stream = new BatchStream();
-        Thread t = new Thread(() -> {
-            try {
-                run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache, classCache,
-                        cacheRoots, stream, chunkFiles, stream::put);
-                stream.finish(null);
-            } catch (Throwable e) {
-                stream.finish(e);
-            }
-        }, "pybridge-indexer");
-        t.setDaemon(true);
-        t.start();
-        return stream;
+        return stream.fill(() -> run(files, sourcepath, classpath, release, api, encoding, javadoc, secondaryTypeCache,
+                classCache, cacheRoots, stream, chunkFiles, stream::put));
     }
 
     static void run(String[] files, String[] sourcepath, String[] classpath, String release,

@@ -59,20 +59,13 @@ public final class StreamPlan {
             BatchStream stream = streams[i];
             CountDownLatch gate = i >= threads ? read[i - threads] : null;
             CountDownLatch previous = i > 0 ? streams[i - 1].started : null;
-            Thread t = new Thread(() -> {
-                try {
-                    if (gate != null) gate.await();
-                    if (previous != null) previous.await();
-                    if (stream.isClosed()) return;
-                    Indexer.run((String[]) r[0], (String[]) r[1], (String[]) r[2], (String) r[3], (String) r[4],
-                            (String) r[5], (Boolean) r[6], (Boolean) r[7], false, null, stream, chunkFiles, stream::put);
-                    stream.finish(null);
-                } catch (Throwable e) {
-                    stream.finish(e);
-                }
-            }, "pybridge-indexer");
-            t.setDaemon(true);
-            t.start();
+            stream.fill(() -> {
+                if (gate != null) gate.await();
+                if (previous != null) previous.await();
+                if (stream.isClosed()) return;
+                Indexer.run((String[]) r[0], (String[]) r[1], (String[]) r[2], (String) r[3], (String) r[4],
+                        (String) r[5], (Boolean) r[6], (Boolean) r[7], false, null, stream, chunkFiles, stream::put);
+            });
         }
         return streams;
     }
