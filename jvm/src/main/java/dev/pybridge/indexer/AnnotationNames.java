@@ -124,6 +124,11 @@ final class AnnotationNames {
      */
     private static final ThreadLocal<Object[]> INSIDE = ThreadLocal.withInitial(() -> new Object[2]);
 
+    /** Drops this thread's last unit (at the end of a request: the thread may serve another). */
+    static void forget() {
+        INSIDE.remove();
+    }
+
     /** A type variable, or a member or local type, named {@code n} anywhere in the unit. */
     private static boolean declaredInsideTheUnit(CompilationUnit cu, String n) {
         Object[] last = INSIDE.get();

@@ -194,6 +194,7 @@ public final class Indexer {
             parser.createASTs(paths, encodings, new String[0], requestor, monitor[0]);
         }
         cache.finish();
+        AnnotationNames.forget();      // its last unit: nothing of a request outlives it
         out.accept(sink[0].toBatch((System.nanoTime() - t0) / 1_000_000));
         if (classCache && done[0] < total) {
             // JDT stopped early: a class file served names a type it cannot find (AbortCompilation: "indirectly
