@@ -25,6 +25,10 @@ import org.eclipse.jdt.internal.compiler.lookup.TypeConstants;
  * {@code availableMethods} would have. The DOM bindings are then made as
  * {@code getDeclaredMethods} makes them (its filter included), so the index is the same.
  *
+ * <p>Only for a type declaration (a generic one included), never a parameterization or a raw type:
+ * {@code ParameterizedTypeBinding.getMethods(selector)} lists them in another order than its
+ * {@code methods()} (a static method first), so those are left to {@code getDeclaredMethods}.
+ *
  * <p>The compiler binding behind a DOM type binding and its resolver are reached by reflection
  * ({@code TypeBinding.binding}, {@code TypeBinding.resolver},
  * {@code BindingResolver.getMethodBinding}); where JDT's internals are not as expected,
@@ -88,6 +92,9 @@ final class SelectorMethods {
             if (prototype != null) dom = prototype;   // getDeclaredMethods asks the prototype
             if (!typeBinding.getDeclaringClass().isInstance(dom)) return null;
             if (!(owner.isClass() || owner.isInterface() || owner.isEnum())) return null;
+            // A parameterization lists its methods of one name in another order than its getDeclaredMethods
+            // (SelectorMethodsTest: S<String>'s static m() first): only declarations, as Symbols asks.
+            if (owner.isParameterizedType() || owner.isRawType()) return null;
             Object compiler = typeBinding.get(dom);
             if (!(compiler instanceof ReferenceBinding)) return null;
             ReferenceBinding type = (ReferenceBinding) compiler;
