@@ -49,9 +49,22 @@ def run_bounded(cmd: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeou
         _signal_group(proc.pid)
         raw, _ = proc.communicate()
         code = None
-    for pid in session_processes(proc.pid):
-        _signal(pid)
+    _end_session(proc.pid)
     return Finished(code, _ANSI.sub("", raw.decode("utf-8", "replace")), time.monotonic() - start)
+
+
+def _end_session(sid: int, wait: float = 5.0) -> None:
+    """Kill every process left in session `sid` and wait (up to `wait` seconds) until none is alive:
+    a killed process stays in /proc, running, until the kernel has torn it down, so the caller could
+    otherwise still find it (under load, a `sleep` the run put in the background was seen once)."""
+    until = time.monotonic() + wait
+    while True:
+        left = session_processes(sid)
+        if not left or time.monotonic() > until:
+            return
+        for pid in left:
+            _signal(pid)
+        time.sleep(0.02)
 
 
 def session_processes(sid: int) -> list[int]:
