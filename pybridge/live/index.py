@@ -527,7 +527,6 @@ class LiveIndex:
                 "error": f"{t.slug} has never been synced; call sync once, then edits are caught up "
                          f"in the background.", "code": "not_synced"}
         number: int | None = None
-        rehearsal = False
         progress: Callable[[dict[str, Any]], None] | None = None
         if current is None:
             progress = self._first_progress(t)
@@ -540,11 +539,9 @@ class LiveIndex:
                 if not snap.legacy and (self._still_proven(t, number, snap) or not any_change(snap)):
                     if t.rehearsed or not self.config.rehearse:
                         return {"outcome": "unchanged", "generation": number}, None
-                    rehearsal = True      # the first look at this workspace: `_rehearse`
+                    return self._rehearse(t, number)     # the first look at this workspace
             except Exception:  # an unreadable snapshot: let the sync decide
                 log.debug("stat comparison failed for %s", t.root, exc_info=True)
-        if rehearsal:
-            return self._rehearse(t, number)
         extra: dict[str, Any] = {} if progress is None else {"progress": progress}
         later = after_answer() and current is not None
         if later:
@@ -555,10 +552,7 @@ class LiveIndex:
         while True:
             attempts -= 1
             try:
-                result = self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
-                                            allow_online=self.config.allow_online,
-                                            build_tool=t.system.name if t.system is not None else t.build_tool,
-                                            **extra)
+                result = self._sync(t, **extra)
             except StaleSnapshotError as exc:
                 return {"outcome": "changed", "generation": number, "changed": list(exc.changed)[:20]}, {
                     "error": exc.message, "code": "stale_snapshot"}
@@ -581,6 +575,12 @@ class LiveIndex:
             return {"outcome": "published", "generation": result.generation,
                     "syncSeconds": round(result.duration_s, 3)}, None
 
+    def _sync(self, t: Target, **extra: Any) -> Any:
+        """One sync of `t` on the warm worker, as every catch-up runs it."""
+        return self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
+                                  allow_online=self.config.allow_online,
+                                  build_tool=t.system.name if t.system is not None else t.build_tool, **extra)
+
     def _rehearse(self, t: Target, number: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The first catch-up of a workspace that finds nothing changed syncs anyway, with `rehearse`:
         one unchanged file is indexed again and nothing is published (`pybridge.sync.pipeline._rehearse`),
@@ -588,10 +588,7 @@ class LiveIndex:
         Whatever it answers, the outcome is the stat comparison's: unchanged."""
         t.rehearsed = True
         try:
-            self.sync_function(t.root, state_dir=t.state, worker=self.worker, wait=True,
-                               allow_online=self.config.allow_online,
-                               build_tool=t.system.name if t.system is not None else t.build_tool,
-                               rehearse=True, collect=False)
+            self._sync(t, rehearse=True, collect=False)
         except Exception:  # a rehearsal only saves time; the next catch-up runs as it would have
             log.warning("the rehearsal catch-up of %s failed", t.root, exc_info=True)
         return {"outcome": "unchanged", "generation": number}, None

@@ -97,11 +97,7 @@ def main() -> int:
             listener = Progress()
             Progress.calls = 0
             chunk = int(request.get("chunk_files") or 0)
-            args = (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
-                    JArray(JString)(request["classpath"]), JString(request["release"]),
-                    JString(request.get("api") or ""), JString(request["encoding"]),
-                    bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)),
-                    bool(request.get("class_cache", False)),
+            args = (*_source_args(request, JArray, JString), bool(request.get("class_cache", False)),
                     None if request.get("cache_roots") is None else JArray(JString)(request["cache_roots"]))
             if chunk > 0:
                 _stream(Indexer.stream(*args, chunk), proto_out, protocol)
@@ -118,6 +114,15 @@ def main() -> int:
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
 
 
+def _source_args(request: dict[str, Any], JArray: Any, JString: Any) -> tuple[Any, ...]:
+    """An index request's files, sourcepath, classpath, release, api, encoding, javadoc and secondary-type
+    cache, as the Java arguments `Indexer.index`, `Indexer.stream` and `StreamPlan.add` begin with."""
+    return (JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
+            JArray(JString)(request["classpath"]), JString(request["release"]),
+            JString(request.get("api") or ""), JString(request["encoding"]),
+            bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)))
+
+
 def _index_seq(requests: list[dict[str, Any]], threads: int, StreamPlan: Any, JException: Any, JArray: Any,
                JString: Any, proto_out: IO[bytes], protocol: ModuleType) -> None:
     """Several streamed requests in one message: the JVM indexes up to `threads` of them at once
@@ -127,10 +132,7 @@ def _index_seq(requests: list[dict[str, Any]], threads: int, StreamPlan: Any, JE
     try:
         plan = StreamPlan(threads, max(int(requests[0].get("chunk_files") or 1), 1))
         for request in requests:
-            plan.add(JArray(JString)(request["files"]), JArray(JString)(request["sourcepath"]),
-                     JArray(JString)(request["classpath"]), JString(request["release"]),
-                     JString(request.get("api") or ""), JString(request["encoding"]),
-                     bool(request.get("javadoc", True)), bool(request.get("secondary_type_cache", True)))
+            plan.add(*_source_args(request, JArray, JString))
         streams = list(plan.start())
         for i, stream in enumerate(streams):
             try:
