@@ -29,10 +29,38 @@ import org.eclipse.jdt.core.dom.CompilationUnit;
 final class BindingTables {
     private BindingTables() {}
 
-    private static Method getBindingResolver;
+    private static volatile Method getBindingResolver;
+    private static volatile Class<?> defaultResolver;
+    private static volatile boolean noResolver;
     private static Field tablesField;
     private static Field mapField;
     private static boolean unavailable;
+
+    /**
+     * The {@code DefaultBindingResolver} behind {@code ast} ({@code AST.getBindingResolver}, read by
+     * reflection; also for {@link UnitRelease}); null where there is none or JDT's internals are not as
+     * expected (then never looked for again). The reflective handles are looked up once.
+     */
+    static Object resolver(CompilationUnit ast) {
+        if (noResolver) return null;
+        try {
+            if (getBindingResolver == null) {
+                synchronized (BindingTables.class) {
+                    if (getBindingResolver == null) {
+                        Method method = AST.class.getDeclaredMethod("getBindingResolver");
+                        method.setAccessible(true);
+                        defaultResolver = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver");
+                        getBindingResolver = method;
+                    }
+                }
+            }
+            Object resolver = getBindingResolver.invoke(ast.getAST());
+            return defaultResolver.isInstance(resolver) ? resolver : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            noResolver = true;
+            return null;
+        }
+    }
 
     /** The BindingTables object behind {@code ast}'s resolver; null where JDT's internals are not as
      * expected (then never looked for again). The reflective handles are looked up once. */
@@ -40,19 +68,16 @@ final class BindingTables {
         if (unavailable) return null;
         try {
             if (tablesField == null) {
-                Method method = AST.class.getDeclaredMethod("getBindingResolver");
-                method.setAccessible(true);
                 Field tables = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver")
                         .getDeclaredField("bindingTables");
                 tables.setAccessible(true);
                 Field map = tables.getType().getDeclaredField("compilerBindingsToASTBindings");
                 map.setAccessible(true);
-                getBindingResolver = method;
                 mapField = map;
                 tablesField = tables;
             }
-            Object resolver = getBindingResolver.invoke(ast.getAST());
-            return tablesField.getDeclaringClass().isInstance(resolver) ? tablesField.get(resolver) : null;
+            Object resolver = resolver(ast);
+            return resolver == null ? null : tablesField.get(resolver);
         } catch (ReflectiveOperationException | RuntimeException e) {
             unavailable = true;
             return null;

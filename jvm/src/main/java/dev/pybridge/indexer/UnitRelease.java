@@ -1,10 +1,8 @@
 package dev.pybridge.indexer;
 
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.util.HashMap;
 
-import org.eclipse.jdt.core.dom.AST;
 import org.eclipse.jdt.core.dom.CompilationUnit;
 import org.eclipse.jdt.internal.compiler.ast.AbstractMethodDeclaration;
 import org.eclipse.jdt.internal.compiler.ast.CompilationUnitDeclaration;
@@ -42,7 +40,6 @@ final class UnitRelease {
 
     static final boolean ENABLED = !"false".equals(System.getProperty("pybridge.releaseUnits"));
 
-    private static Method getBindingResolver;
     private static Field[] maps;
     private static Field scopeField;
     private static volatile boolean ready;
@@ -52,15 +49,12 @@ final class UnitRelease {
         if (ready) return true;
         if (unavailable) return false;
         try {
-            Method method = AST.class.getDeclaredMethod("getBindingResolver");
-            method.setAccessible(true);
             Class<?> c = Class.forName("org.eclipse.jdt.core.dom.DefaultBindingResolver");
             Field[] f = {c.getDeclaredField("newAstToOldAst"), c.getDeclaredField("bindingsToAstNodes"),
                     c.getDeclaredField("astNodesToBlockScope")};
             for (Field x : f) x.setAccessible(true);
             Field s = c.getDeclaredField("scope");
             s.setAccessible(true);
-            getBindingResolver = method;
             maps = f;
             scopeField = s;
             ready = true;
@@ -83,8 +77,8 @@ final class UnitRelease {
     static CompilationUnitDeclaration release(CompilationUnit ast) {
         if (!ENABLED || !(ready || handles())) return null;
         try {
-            Object resolver = getBindingResolver.invoke(ast.getAST());
-            if (!maps[0].getDeclaringClass().isInstance(resolver)) return null;
+            Object resolver = BindingTables.resolver(ast);
+            if (resolver == null) return null;
             for (Field f : maps) f.set(resolver, new HashMap<>());
             Object scope = scopeField.get(resolver);
             return scope instanceof CompilationUnitScope ? ((CompilationUnitScope) scope).referenceContext : null;
