@@ -641,8 +641,10 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     total = done_before + len(batch) + len(along)
     stage_time = [0.0]
     tasks: list[IndexTask] = []
-    starts: list[tuple[Job, int]] = []       # each task's job and the files done before it
+    first_job: Job | None = None
     skip = {inputs.files[rel].abs_path for rel in along}
+    done_round = done_before
+    progress: list[int] = []                 # files done, by task
     for job, (module, cp) in inputs.jobs.items():
         paths = sorted(inputs.files[rel].abs_path for rel in batch | along if
                        (inputs.files[rel].module, inputs.files[rel].scope) == job)
@@ -661,21 +663,24 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
             stage_time[0] += time.perf_counter() - ts
 
         for part in _batches(inputs, job, paths, along):
-            def part_progress(done: int, of: int, _base: int = done_before, _job: Job = job) -> None:
+            def part_progress(done: int, of: int, _task: int = len(tasks), _job: Job = job) -> None:
+                # The requests' chunks may come interleaved (two indexing threads): the files done
+                # are those of the rounds before plus each request's own count.
                 faults.hit("sync.indexing")
-                run.say({"phase": "index", "module": _job[0], "scope": _job[1], "done": _base + done,
-                         "total": total})
+                progress[_task] = done
+                run.say({"phase": "index", "module": _job[0], "scope": _job[1],
+                         "done": done_round + sum(progress), "total": total})
 
             tasks.append(IndexTask(IndexRequest(files=part, sourcepath=[str(p) for p in cp.sourcepath],
                                                 classpath=[str(p) for p in cp.classpath], release=str(cp.release),
                                                 encoding=module.encoding, api=str(cp.api or "")),
                                    part_progress, stage_files))
-            starts.append((job, done_before))
+            first_job = first_job or job
+            progress.append(0)
             done_before += len(part)
-    if not tasks:
+    if first_job is None:
         return signatures, edges
-    (first_job, first_done) = starts[0]
-    run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": first_done, "total": total})
+    run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": done_round, "total": total})
     t = time.perf_counter()
     results = worker.index_all(tasks)
     staged.reindexed += len(batch)

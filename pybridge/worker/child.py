@@ -126,19 +126,24 @@ def _source_args(request: dict[str, Any], JArray: Any, JString: Any) -> tuple[An
 def _index_seq(requests: list[dict[str, Any]], threads: int, StreamPlan: Any, JException: Any, JArray: Any,
                JString: Any, proto_out: IO[bytes], protocol: ModuleType) -> None:
     """Several streamed requests in one message: the JVM indexes up to `threads` of them at once
-    (`StreamPlan`), and each is shipped in order, its chunks and then its result, as if they had
-    come one by one. After a failure the rest are closed and nothing more is sent for them."""
+    (`StreamPlan`), and their chunks are shipped as they are ready, whichever request they belong to,
+    each message carrying its request's index ("progress", done, total, i), ("chunk", payload, i),
+    ("result", payload, i): the parent stores the facts of two requests at the pace the two threads
+    make them, instead of waiting on the first while the second piles up. After a failure the rest
+    are closed and nothing more is sent for them."""
     streams: list[Any] = []
     try:
         plan = StreamPlan(threads, max(int(requests[0].get("chunk_files") or 1), 1))
         for request in requests:
             plan.add(*_source_args(request, JArray, JString))
         streams = list(plan.start())
-        for i, stream in enumerate(streams):
-            try:
-                _stream(stream, proto_out, protocol)
-            finally:
+        shipped = [_Shipped() for _ in streams]
+        left = len(streams)
+        while left:
+            i = int(plan.nextReady())          # blocks in Java with the GIL released
+            if not _ship(streams[i], shipped[i], proto_out, protocol, i):
                 streams[i] = None
+                left -= 1
     except JException as e:
         _close(streams)
         protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
@@ -182,33 +187,52 @@ def _payload(batch: Any) -> dict[str, Any]:
     }
 
 
+class _Shipped:
+    """What one stream has shipped so far: its JPype calls, the JVM's time and the progress said."""
+
+    __slots__ = ("calls", "elapsed", "said")
+
+    def __init__(self) -> None:
+        self.calls, self.elapsed, self.said = 1, 0, -1
+
+
+def _ship(stream: Any, shipped: _Shipped, proto_out: IO[bytes], protocol: ModuleType, index: int | None) -> bool:
+    """Ship the next chunk of a Java `BatchStream` (its progress first, when it moved), or its result
+    after the last one; False once the result went. `index`: the request's index in an
+    "index_seq" message, sent with each message (None: a lone request's messages carry none)."""
+    tail = () if index is None else (index,)
+    batch = stream.next()      # blocks in Java with the GIL released
+    shipped.calls += 1
+    if batch is None:
+        protocol.send(proto_out, ("result", {"streamed": True, "elapsed_ms": shipped.elapsed,
+                                             "jpype_calls": shipped.calls}, *tail))
+        return False
+    done, total = int(stream.done()), int(stream.total())
+    shipped.calls += 2
+    if done != shipped.said:
+        shipped.said = done
+        protocol.send(proto_out, ("progress", done, total, *tail))
+    payload = _payload(batch)
+    shipped.calls += 8
+    del batch
+    shipped.elapsed = payload["elapsed_ms"]
+    protocol.send(proto_out, ("chunk", payload, *tail))
+    return True
+
+
 def _stream(stream: Any, proto_out: IO[bytes], protocol: ModuleType) -> None:
     """Ship each chunk of a Java `BatchStream` as it is ready. The JVM indexes the next chunks
     meanwhile (into a bounded queue), whether or not the parent is reading yet: while this thread
     waits on a full pipe, indexing goes on. Progress is read from the stream before each chunk (the
     Java thread never calls into Python). A failure here (the parent gone) closes the stream, so
     the indexing thread stops instead of running on in the background."""
-    calls, elapsed, said = 1, 0, -1
+    shipped = _Shipped()
     try:
-        while True:
-            batch = stream.next()      # blocks in Java with the GIL released
-            calls += 1
-            if batch is None:
-                break
-            done, total = int(stream.done()), int(stream.total())
-            calls += 2
-            if done != said:
-                said = done
-                protocol.send(proto_out, ("progress", done, total))
-            payload = _payload(batch)
-            calls += 8
-            del batch
-            elapsed = payload["elapsed_ms"]
-            protocol.send(proto_out, ("chunk", payload))
+        while _ship(stream, shipped, proto_out, protocol, None):
+            pass
     except BaseException:
         stream.close()
         raise
-    protocol.send(proto_out, ("result", {"streamed": True, "elapsed_ms": elapsed, "jpype_calls": calls}))
 
 
 if __name__ == "__main__":

@@ -520,8 +520,9 @@ class Worker:
         The next request goes out as soon as the child has shipped the last chunk of the
         previous one, so the JVM starts on it while this thread still stores that request's
         last chunks. Streamed requests (`on_files`) go out together instead, in one message, when
-        `index_threads()` is 2 or more: the JVM then indexes that many at once, and ships them in
-        order (docs/design.md, "Indexing in two threads"). `timeout` bounds the whole call. After
+        `index_threads()` is 2 or more: the JVM then indexes that many at once, and ships their chunks
+        as they are ready, so that `on_files` gets the chunks of two requests interleaved, each
+        request's in order (docs/design.md, "Indexing in two threads"). `timeout` bounds the whole call. After
         an "error" answer no further request is sent (the child stays usable); after any other
         failure the child is dropped.
         """
@@ -539,7 +540,7 @@ class Worker:
         results = 1
         if len(asks) > 1 and threads > 1 and all(t.on_files is not None and not t.request.class_cache
                                                  for t in tasks):
-            # One message: the JVM indexes `threads` requests at once, and ships them in order.
+            # One message: the JVM indexes `threads` requests at once, and ships their chunks as they come.
             asks = [("index_seq", [a[1] for a in asks], threads)]
             results = len(tasks)
         proc = self._proc
@@ -550,12 +551,8 @@ class Worker:
             raise self._died("request") from None
         deadline = None if timeout is None else time.monotonic() + timeout
         pump = _Pump(proc, asks[1:], results=results)
-        answers: list[IndexResult] = []
         try:
-            for task in tasks:
-                answers.append(self._answer(pump, task, deadline, timeout, proc, t0))
-                t0 = time.perf_counter()
-            return answers
+            return self._answers(pump, tasks, results > 1, deadline, timeout, proc, t0)
         except BaseException:
             if not pump.finished():
                 # The rest of this request's messages are still coming: drop the child, not the protocol.
@@ -566,10 +563,14 @@ class Worker:
         finally:
             pump.stop()
 
-    def _answer(self, pump: _Pump, task: IndexTask, deadline: float | None, timeout: float | None,
-                proc: subprocess.Popen[bytes], t0: float) -> IndexResult:
-        """The messages of one request, up to its result."""
-        while True:
+    def _answers(self, pump: _Pump, tasks: Sequence[IndexTask], tagged: bool, deadline: float | None,
+                 timeout: float | None, proc: subprocess.Popen[bytes], t0: float) -> list[IndexResult]:
+        """The messages of the requests, up to the last one's result. `tagged` (one "index_seq"
+        message): each message names its request by its index, and the requests' messages come
+        interleaved; else they come request after request, untagged."""
+        answers: list[IndexResult | None] = [None] * len(tasks)
+        current = 0                # the first request not answered yet
+        while current < len(tasks):
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
             message = pump.get(remaining)
             if message is _Pump.TIMED_OUT:
@@ -582,12 +583,14 @@ class Worker:
             if message is None:
                 pump.stop()
                 raise self._died("request")
+            if message[0] == "error":
+                raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
+            index = message[-1] if tagged and message[0] in ("progress", "chunk", "result") else current
+            task = tasks[index]
             if message[0] == "progress":
                 if task.progress:
                     task.progress(message[1], message[2])
                 continue
-            if message[0] == "error":
-                raise WorkerError(f"The indexer failed: {message[2]}", cause=message[1])
             if message[0] == "chunk":
                 assert task.on_files is not None, "the child streams chunks only when on_files asked for them"
                 task.on_files(decode(message[1]))
@@ -595,9 +598,15 @@ class Worker:
             if message[0] == "result":
                 payload = message[1]
                 files = [] if payload.get("streamed") else decode(payload)
-                return IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
-                                   time.perf_counter() - t0)
+                answers[index] = IndexResult(files, payload["elapsed_ms"], payload["jpype_calls"],
+                                             time.perf_counter() - t0)
+                if not tagged:
+                    t0 = time.perf_counter()
+                while current < len(answers) and answers[current] is not None:
+                    current += 1
+                continue
             raise WorkerError(f"The worker sent an unexpected message {message[0]!r}.", cause="crashed")
+        return [a for a in answers if a is not None]
 
     def _receive(self, timeout: float | None, during: str) -> Any | None:
         """The child's next message (a tuple), or None when it is gone."""

@@ -164,8 +164,16 @@ def test_a_full_sync_in_batches_of_files_equals_one_request_per_module(reactor, 
     root, state, _ = reactor
     sizes = request_sizes(monkeypatch)
     monkeypatch.setenv("PYBRIDGE_INDEX_BATCH_FILES", "2")
-    result = sync(root, state_dir=tmp_path / "batched", worker=worker)
+    done: list[int] = []
+
+    def progress(event: dict) -> None:
+        if event.get("phase") == "index":
+            done.append(event["done"])
+
+    result = sync(root, state_dir=tmp_path / "batched", worker=worker, progress=progress)
     assert result.published and max(sizes) == 2 and len(sizes) > 3
+    # two requests' chunks come interleaved; the files done, summed over the requests, only grow
+    assert len(done) > 3 and done == sorted(done)
     assert differences(store_path(state), store_path(tmp_path / "batched")) == []
     monkeypatch.delenv("PYBRIDGE_INDEX_BATCH_FILES")
     sizes.clear()

@@ -182,8 +182,8 @@ def test_index_all_stops_at_an_indexer_error_and_the_child_stays_in_step(worker,
 def test_index_all_in_two_threads_is_one_message_with_the_facts_of_one_request_at_a_time(
         worker, tmp_path, monkeypatch):
     """PYBRIDGE_INDEX_THREADS (default 2): a sync's streamed requests go in one message and the JVM
-    indexes two at once (StreamPlan); each still arrives whole and in order, with the facts it has
-    when the requests go one by one."""
+    indexes two at once (StreamPlan); each request's chunks still arrive in its order, to its own
+    `on_files`, with the facts it has when the requests go one by one."""
     mods = [_generated_module(tmp_path / name, n) for name, n in (("a", 30), ("b", 12), ("c", 21))]
     sent: list[str] = []
     real_send = client.protocol.send
@@ -212,6 +212,27 @@ def test_index_all_in_two_threads_is_one_message_with_the_facts_of_one_request_a
     assert [len(files) for files in two] == [30, 12, 21]
     assert all(x.references == y.references and x.declarations == y.declarations and x.relations == y.relations
                for a, b in zip(one, two, strict=True) for x, y in zip(a, b, strict=True))
+
+
+def test_requests_sent_together_ship_their_chunks_as_they_are_ready(worker, tmp_path):
+    """In one "index_seq" message the chunks of a later request come while an earlier one is still being
+    indexed (each message names its request): the parent stores what both threads make, instead of
+    waiting on the first request while the second piles up in the JVM."""
+    big, small = _generated_module(tmp_path / "big", 240), _generated_module(tmp_path / "small", 2)
+    calls: list[tuple[int, int]] = []       # (request, files) per on_files call, in arrival order
+    progress: list[tuple[int, int, int]] = []
+    tasks = [IndexTask(IndexRequest(files=java_files(m), sourcepath=[str(m)]),
+                       lambda done, of, _i=i: progress.append((_i, done, of)),
+                       lambda files, _i=i: calls.append((_i, len(files))))
+             for i, m in enumerate((big, small))]
+    results = worker.index_all(tasks, chunk_files=8)
+    assert len(results) == 2 and all(r.files == [] for r in results)
+    assert sum(n for i, n in calls if i == 0) == 240 and sum(n for i, n in calls if i == 1) == 2
+    # the small request's chunk came before the big one's last (one by one, it would come after)
+    assert calls.index((1, 2)) < max(k for k, (i, _n) in enumerate(calls) if i == 0)
+    for i in (0, 1):      # each request's own progress only grows
+        dones = [done for j, done, _of in progress if j == i]
+        assert dones == sorted(dones)
 
 
 def test_an_error_in_a_request_sent_together_stops_them_all_and_the_child_stays_in_step(worker, tmp_path):

@@ -28,6 +28,8 @@ public final class BatchStream implements ProgressListener {
     final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
     /** Run once, when the consumer has taken the last batch or closed the stream ({@link StreamPlan}). */
     private Runnable onDone;
+    /** Run after each batch, end or failure is queued for the consumer ({@link StreamPlan#nextReady}). */
+    private volatile Runnable onItem;
     private volatile int done;
     private volatile int total;
 
@@ -49,6 +51,10 @@ public final class BatchStream implements ProgressListener {
 
     synchronized void onDone(Runnable action) {
         onDone = action;
+    }
+
+    void onItem(Runnable action) {
+        onItem = action;
     }
 
     private void ended() {
@@ -110,6 +116,8 @@ public final class BatchStream implements ProgressListener {
             queue.clear();
             throw new Closed();
         }
+        Runnable action = onItem;
+        if (action != null) action.run();
     }
 
     @Override

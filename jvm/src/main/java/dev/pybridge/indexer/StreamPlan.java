@@ -3,6 +3,7 @@ package dev.pybridge.indexer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * Several index requests (the batches of a sync: module, scope and up to
@@ -11,8 +12,10 @@ import java.util.concurrent.CountDownLatch;
  * {@code ASTParser} (JDT's batch resolver keeps its state per {@code createASTs} call,
  * so two calls share nothing but what {@link SecondaryTypes} shares by design).
  *
- * <p>The consumer reads the streams one after the other, as it read the requests; a
- * stream is indexed ahead of its turn while an earlier one is being read. Stream k
+ * <p>The consumer reads either the streams one after the other, as it read the
+ * requests, a stream being indexed ahead of its turn while an earlier one is read; or
+ * the batches of all of them as they come ({@link #nextReady}), so that it stores the
+ * facts of two requests at the pace the two threads make them. Stream k
  * starts once stream k - threads has been read to its end (or closed): at most
  * {@code threads} requests are in memory at once, whatever their count. A stream
  * indexed ahead keeps all its batches (its queue holds the whole request) so that its
@@ -30,6 +33,8 @@ public final class StreamPlan {
     private final int threads;
     private final int chunkFiles;
     private final List<Object[]> requests = new ArrayList<>();
+    /** One stream index per batch, end or failure queued, in the order they were queued. */
+    private final LinkedBlockingQueue<Integer> ready = new LinkedBlockingQueue<>();
 
     public StreamPlan(int threads, int chunkFiles) {
         this.threads = Math.max(1, threads);
@@ -53,6 +58,8 @@ public final class StreamPlan {
             streams[i] = new BatchStream(Math.max(BatchStream.CAPACITY, chunks));
             read[i] = new CountDownLatch(1);
             streams[i].onDone(read[i]::countDown);
+            Integer index = i;
+            streams[i].onItem(() -> ready.add(index));
         }
         for (int i = 0; i < n; i++) {
             Object[] r = requests.get(i);
@@ -68,5 +75,14 @@ public final class StreamPlan {
             });
         }
         return streams;
+    }
+
+    /**
+     * The index of a stream whose {@link BatchStream#next} has a batch, its end or its failure
+     * waiting (one index per item, in the order they were queued); blocks until there is one.
+     * A consumer that reads this way reads each stream only after its index came.
+     */
+    public int nextReady() throws InterruptedException {
+        return ready.take();
     }
 }

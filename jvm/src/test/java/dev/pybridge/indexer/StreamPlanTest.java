@@ -29,29 +29,66 @@ public class StreamPlanTest {
         return files;
     }
 
-    /** Each request's files and facts (keys and counts per file), in the order the consumer reads them. */
+    /** A batch's files and facts (keys and counts per file). */
+    private static List<String> lines(Batch b) {
+        List<String> out = new ArrayList<>();
+        String[] strings = b.strings.split("\0", -1);
+        for (int f = 0; f < b.files.length; f += Batch.FILE_WIDTH) {
+            out.add(strings[b.files[f]] + " decls " + (b.files[f + 3] - b.files[f + 2])
+                    + " refs " + (b.files[f + 5] - b.files[f + 4]));
+        }
+        return out;
+    }
+
+    /** Each request's files and facts, in the order the consumer reads them. */
     private static List<String> read(BatchStream[] streams) throws Exception {
         List<String> out = new ArrayList<>();
         for (BatchStream s : streams) {
-            for (Batch b = s.next(); b != null; b = s.next()) {
-                String[] strings = b.strings.split("\0", -1);
-                for (int f = 0; f < b.files.length; f += Batch.FILE_WIDTH) {
-                    out.add(strings[b.files[f]] + " decls " + (b.files[f + 3] - b.files[f + 2])
-                            + " refs " + (b.files[f + 5] - b.files[f + 4]));
-                }
-            }
+            for (Batch b = s.next(); b != null; b = s.next()) out.addAll(lines(b));
             out.add("--");
         }
         return out;
     }
 
-    private static BatchStream[] plan(String[] files, Path root, int threads, int per) {
+    private static StreamPlan requests(String[] files, Path root, int threads, int per) {
         StreamPlan plan = new StreamPlan(threads, 3);
         for (int i = 0; i < files.length; i += per) {
             plan.add(Arrays.copyOfRange(files, i, Math.min(i + per, files.length)), new String[] {root.toString()},
                     new String[0], "17", "", "UTF-8", true, true);
         }
-        return plan.start();
+        return plan;
+    }
+
+    private static BatchStream[] plan(String[] files, Path root, int threads, int per) {
+        return requests(files, root, threads, per).start();
+    }
+
+    @Test
+    public void readingBatchesAsTheyAreReadyGivesEachRequestItsOwnInOrder() throws Exception {
+        Path root = Files.createTempDirectory("pybridge-plan-test");
+        String[] files = module(root, 30);
+        List<String> one = read(plan(files, root, 1, 7));
+        StreamPlan plan = requests(files, root, 2, 7);
+        BatchStream[] streams = plan.start();
+        List<List<String>> each = new ArrayList<>();
+        for (int i = 0; i < streams.length; i++) each.add(new ArrayList<>());
+        int open = streams.length;
+        int named = 0;
+        while (open > 0) {
+            int i = plan.nextReady();        // one index per batch and one for each request's end
+            named++;
+            Batch b = streams[i].next();
+            if (b == null) {
+                each.get(i).add("--");
+                open--;
+            } else {
+                each.get(i).addAll(lines(b));
+            }
+        }
+        List<String> two = new ArrayList<>();
+        each.forEach(two::addAll);
+        assertEquals(one, two);
+        assertEquals(4 * 3 + 1 + 5, named);  // requests of 7, 7, 7, 7 and 2 files: batches of 3, 3 and 1 (or 2)
     }
 
     @Test
