@@ -148,7 +148,7 @@ def _column(h: Any, column: tuple[Any, ...]) -> None:
             h.update(b"S" + _int64(map(len, column)))
             h.update(data)
             return
-        if isinstance(first, tuple) and all(len(t) == len(first) for t in column):
+        if isinstance(first, tuple) and len(set(map(len, column))) == 1:   # one width (TypeError: no tuple)
             h.update(b"P%d;" % len(first) + _int64(chain.from_iterable(column)))
             return
         if isinstance(first, int):

@@ -539,13 +539,18 @@ class Staging:
                 s = seeds[key] = _Seed()
             return s
 
+        cache = self._symbols
         for target, target_scip, _, _, container, _ in canon.references:   # seed() inlined
             s = seeds.get(target)
             if s is None:
-                s = seeds[target] = _Seed()
-            if s.scip is None and target_scip:
+                known = cache.get(target)
+                if known is not None and (known[_SCIP] is not None or not target_scip):
+                    pass        # a reference adds nothing to a symbol stored with its SCIP symbol
+                else:
+                    s = seeds[target] = _Seed()
+            if s is not None and s.scip is None and target_scip:
                 s.scip = target_scip
-            if container and container not in seeds:
+            if container and container not in seeds and container not in cache:
                 seeds[container] = _Seed()
         for key, (kind, dotted, scip) in canon.external:
             s = seed(key)
@@ -565,7 +570,6 @@ class Staging:
             seed(rel.from_key)
             seed(rel.to_key)
         self._intern(seeds)
-        cache = self._symbols
 
         def sym(key: str) -> int | None:
             return cache[key][_ID] if key else None
