@@ -65,6 +65,16 @@ CAN_NAME_ALL = 31
 CAN_NAME_VIA_INTERFACES = 32
 
 
+# Java's keywords (JLS 3.9; `_` one since Java 9) and its boolean and null literals: never an identifier.
+JAVA_KEYWORDS = frozenset("""
+    abstract assert boolean break byte case catch char class const continue default do double else
+    enum extends final finally float for goto if implements import instanceof int interface long
+    native new package private protected public return short static strictfp super switch
+    synchronized this throw throws transient try void volatile while _
+""".split())
+JAVA_LITERALS = frozenset({"true", "false", "null"})
+
+
 def utf16_len(text: str) -> int:
     """The length of `text` in UTF-16 code units (what LSP characters count)."""
     if text.isascii():

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import unicodedata
 
-KEYWORDS = frozenset("""
-    abstract assert boolean break byte case catch char class const continue default do double else
-    enum extends final finally float for goto if implements import instanceof int interface long
-    native new package private protected public return short static strictfp super switch
-    synchronized this throw throws transient try void volatile while _
-""".split())
-LITERALS = frozenset({"true", "false", "null"})
+from pybridge.facts import JAVA_KEYWORDS as KEYWORDS
+from pybridge.facts import JAVA_LITERALS as LITERALS
+
 RESTRICTED_EVERYWHERE = frozenset({"var", "yield"})
 RESTRICTED_FOR_TYPES = frozenset({"record", "sealed", "permits", "non-sealed"})
 TYPE_KINDS = frozenset({"CLASS", "INTERFACE", "ENUM", "RECORD", "ANNOTATION", "TYPE_PARAMETER"})
