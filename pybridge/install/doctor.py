@@ -264,7 +264,7 @@ def check_cds(jdk: Jdk) -> Check:
     worker = Worker(jvm_path=str(jdk.libjvm))
     try:
         fits = bool(worker_cds.archive_args(jars_dir(), worker.jar_classpath(), worker.jvm_path,
-                                            worker.layout_args()))
+                                            worker.archive_layout()))
     except PybridgeError:
         return Check("class-data archive", NOTE, "none (the jars are missing)")
     if fits:

@@ -96,6 +96,7 @@ class _Abandon:
 
 
 class WarmWorker(Worker):
+    gc_args: tuple[str, ...] = ()        # the collector's default tenuring: see `Worker.gc_args`
     def __init__(self, *, heap: str | None = None, idle_s: float = 600.0, max_rss: int | None = None,
                  drain_files: int = DRAIN_FILES, **kwargs: Any) -> None:
         super().__init__(heap=heap or DEFAULT_HEAP, **kwargs)

@@ -86,7 +86,7 @@ def build(jars: Path | None = None) -> Path:
     try:
         worker.start()
         worker.warmup()
-        key = archive_key(worker.started_classpath, worker.jvm_path, worker.layout_args())
+        key = archive_key(worker.started_classpath, worker.jvm_path, worker.archive_layout())
         error = worker.dump_cds(str(tmp))
         if error or not tmp.is_file():
             raise WorkerError(f"The JVM did not write a class-data archive: {error or 'no file'}",
@@ -107,7 +107,7 @@ def up_to_date(jars: Path | None = None) -> bool:
 
     worker = Worker()
     try:
-        return bool(archive_args(jars or jars_dir(), worker.jar_classpath(), worker.jvm_path, worker.layout_args()))
+        return bool(archive_args(jars or jars_dir(), worker.jar_classpath(), worker.jvm_path, worker.archive_layout()))
     except WorkerError:
         return False
 

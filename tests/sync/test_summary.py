@@ -6,7 +6,8 @@ from pybridge.sync.summary import RESERVED, names
 
 def test_names_leave_out_keywords_and_literals_but_keep_every_name_a_declaration_can_have():
     text = ("package p; /** {@link Other#run} */ public final class A extends B implements var {\n"
-            "  record R(int _x) {} static boolean yield = true; Object o = null; int _ = 1; String s = \"sealed when\";\n}\n")
+            "  record R(int _x) {} static boolean yield = true; Object o = null; int _ = 1;\n"
+            "  String s = \"sealed when\";\n}\n")
     got = names(text)
     assert {"package", "public", "final", "class", "extends", "implements", "static", "boolean", "int",
             "true", "null"}.isdisjoint(got)

@@ -13,6 +13,7 @@ import pytest
 
 from pybridge.errors import PybridgeError, WorkerError
 from pybridge.facts import FileFacts
+from pybridge.live.worker import WarmWorker
 from pybridge.worker import IndexRequest, IndexTask, Worker, client
 from pybridge.worker.client import jars_dir
 from tests.support.indexing import java_files
@@ -249,6 +250,18 @@ def test_an_error_in_a_request_sent_together_stops_them_all_and_the_child_stays_
     assert len(worker.index(good).files) == 5
 
 
+def test_a_worker_that_indexes_and_exits_promotes_survivors_at_once_and_the_warm_worker_does_not(monkeypatch):
+    """A one-shot worker's requests keep their compiler state to their end: promoted at once, it is not
+    copied between survivor spaces (Worker.gc_args). The warm worker of serve keeps the collector's
+    default, and PYBRIDGE_JVM_ARGS comes after either and wins."""
+    monkeypatch.delenv("PYBRIDGE_JVM_ARGS", raising=False)
+    assert "-XX:MaxTenuringThreshold=0" in Worker().layout_args()
+    assert not any("TenuringThreshold" in a for a in WarmWorker().layout_args())
+    monkeypatch.setenv("PYBRIDGE_JVM_ARGS", "-XX:MaxTenuringThreshold=15")
+    args = Worker().layout_args()
+    assert args.index("-XX:MaxTenuringThreshold=15") > args.index("-XX:MaxTenuringThreshold=0")
+
+
 def test_index_threads_default_to_two_and_zero_sends_requests_one_by_one(monkeypatch):
     monkeypatch.delenv(client.INDEX_THREADS_ENV, raising=False)
     assert client.index_threads() == client.DEFAULT_INDEX_THREADS == 2
@@ -314,18 +327,22 @@ def test_a_class_data_archive_serves_only_the_jars_and_options_it_was_made_for(t
     archive = cds.build(jars)
     assert archive.stat().st_size > 1_000_000
     w = Worker()
-    args = cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args())
+    args = cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout())
     assert args == [f"-XX:SharedArchiveFile={archive}"]
+    # the warm worker of serve tenures differently, which decides no layout: the same archive
+    warm = WarmWorker()
+    assert warm.layout_args() != w.layout_args()
+    assert cds.archive_args(jars, warm.jar_classpath(), warm.jvm_path, warm.archive_layout()) == args
     # other JVM options (another heap): another layout, no archive
     other = Worker(heap="1g")
-    assert cds.archive_args(jars, other.jar_classpath(), other.jvm_path, other.layout_args()) == []
+    assert cds.archive_args(jars, other.jar_classpath(), other.jvm_path, other.archive_layout()) == []
     monkeypatch.setenv("PYBRIDGE_CDS", "0")
-    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
     monkeypatch.delenv("PYBRIDGE_CDS")
     # a rebuilt jar: the archive is stale
     jar = jars / "pybridge-indexer.jar"
     os.utime(jar, ns=(jar.stat().st_atime_ns, jar.stat().st_mtime_ns + 1_000_000_000))
-    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.layout_args()) == []
+    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
     assert not cds.up_to_date(jars)
 
 
@@ -335,7 +352,7 @@ def test_a_damaged_class_data_archive_does_not_stop_the_worker(tmp_path, monkeyp
     jars = _jar_copy(tmp_path, monkeypatch)
     w = Worker()
     (jars / cds.ARCHIVE).write_bytes(b"\0garbage" * 4096)
-    (jars / (cds.ARCHIVE + ".key")).write_text(cds.archive_key(w.jar_classpath(), w.jvm_path, w.layout_args()))
+    (jars / (cds.ARCHIVE + ".key")).write_text(cds.archive_key(w.jar_classpath(), w.jvm_path, w.archive_layout()))
     assert cds.up_to_date(jars)     # it looks right: only the JVM can tell
     src = tmp_path / "src" / "p"
     src.mkdir(parents=True)
