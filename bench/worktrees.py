@@ -44,10 +44,10 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.method_edits import Method, add_statement, cli_sync, methods  # noqa: E402 - after the sys.path set-up
+from pybridge.live.worker import WarmWorker  # noqa: E402
 from pybridge.store import Store  # noqa: E402
 from pybridge.sync import sync  # noqa: E402
 from pybridge.sync.state import default_state_dir, store_location  # noqa: E402
-from pybridge.worker import Worker  # noqa: E402
 from tests.support.incremental_edits import differences  # noqa: E402
 
 GIT = ["git", "-c", "user.email=bench@example.com", "-c", "user.name=bench", "-c", "init.defaultBranch=main"]
@@ -88,7 +88,8 @@ class Syncer:
 
     def __init__(self, cli: bool) -> None:
         self.cli = cli
-        self.worker = None if cli else Worker()
+        # serve's own kind of worker: a plain `Worker` is tuned for one sync and exit (Worker.gc_args)
+        self.worker = None if cli else WarmWorker()
 
     def __call__(self, root: Path, state: Path | None = None) -> tuple[float, int, dict[str, float]]:
         """(wall seconds, files re-indexed, the sync's timings by phase)."""
