@@ -56,14 +56,20 @@ RESTART_CAUSES = ("crashed", "start_failed", "warmup_failed", "request_failed", 
 
 class _Abandon:
     """The callbacks of one `index_all`, wrapped: the first exception a callback raises abandons the
-    request; with few files left, the rest of its messages are discarded instead of killing the child."""
+    request; with few files left, the rest of its messages are discarded instead of killing the child.
+
+    The wrapped tasks (`wrap`) point at this object, and it does not point back at them: a cycle here
+    held a whole sync's objects (its staging's symbol cache, its summaries: 60,000 objects on guava)
+    until the cyclic collector found them, 30 to 70 ms in the middle of a later sync."""
 
     def __init__(self, tasks: Sequence[IndexTask], drain_files: int) -> None:
         self.total = sum(len(task.request.files) for task in tasks)
         self.received = 0
         self.drain_files = drain_files
         self.error: Exception | None = None
-        self.tasks = [IndexTask(task.request, self._progress(task), self._on_files(task)) for task in tasks]
+
+    def wrap(self, tasks: Sequence[IndexTask]) -> list[IndexTask]:
+        return [IndexTask(task.request, self._progress(task), self._on_files(task)) for task in tasks]
 
     def _progress(self, task: IndexTask) -> Callable[[int, int], None] | None:
         progress = task.progress
@@ -175,7 +181,7 @@ class WarmWorker(Worker):
             self.last_used = time.monotonic()
             abandon = _Abandon(tasks, self.drain_files)
             try:
-                results = super().index_all(abandon.tasks, timeout=timeout, chunk_files=chunk_files)
+                results = super().index_all(abandon.wrap(tasks), timeout=timeout, chunk_files=chunk_files)
             except WorkerError as exc:
                 self._child_gone("request_failed", exc)
                 raise

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
+import weakref
 from pathlib import Path
 
 import pytest
 
 from pybridge.errors import WorkerError
 from pybridge.live import WarmWorker
-from pybridge.worker import IndexRequest
+from pybridge.worker import IndexRequest, IndexTask
 from tests.support.indexing import java_files
 
 WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
@@ -162,4 +164,30 @@ def test_new_agents_replace_the_child_and_the_warm_worker_stays_open(samples):
         assert w.index(_request(samples)).files and w.pid is not None
         assert w.restart_causes["agents"] == 1
     finally:
+        w.close()
+
+
+class _Held:
+    """Stands for what a sync's callbacks reach: its staging, its symbol cache, its summaries."""
+
+
+def test_a_request_leaves_no_cycle_holding_what_its_callbacks_reach(samples):
+    """The wrapped callbacks of a request point at its `_Abandon`, which must not point back: such a
+    cycle held a whole sync's objects (60,000 on guava) until the cyclic collector found them, 30 to
+    70 ms in the middle of a later sync. Freed by reference counting, they go when the caller drops them."""
+    w = WarmWorker(heap="512m")
+    gc.disable()
+    try:
+        held = _Held()
+        got: list[int] = []
+
+        def on_files(chunk, _held=held) -> None:
+            got.append(len(chunk))
+
+        w.index_all([IndexTask(_request(samples), lambda done, of, _held=held: None, on_files)])
+        gone = weakref.ref(held)
+        del held, on_files
+        assert got and gone() is None
+    finally:
+        gc.enable()
         w.close()
