@@ -682,7 +682,7 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
         return signatures, edges
     run.say({"phase": "index", "module": first_job[0], "scope": first_job[1], "done": done_round, "total": total})
     t = time.perf_counter()
-    results = worker.index_all(tasks)
+    results = worker.index_all(tasks, chunk_files=chunk_files(sum(len(t.request.files) for t in tasks)))
     staged.reindexed += len(batch)
     # `index`: this thread waiting for the JVM's facts; `stage`: storing them (the two overlap with the
     # JVM's work, so `jvm`, the JVM's own time, is about index + stage when staging keeps up).
@@ -690,6 +690,18 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
     run.timings["jvm"] = run.timings.get("jvm", 0.0) + sum(r.elapsed_ms for r in results) / 1000
     return signatures, edges
+
+
+CHUNK_FILES = 32
+"""Files per streamed chunk of a large round: one message, one decode and one staging call each."""
+
+
+def chunk_files(files: int) -> int:
+    """Files per chunk the worker streams for a round of `files` files: `CHUNK_FILES`, but at least
+    eight chunks in a smaller round, so that the parent stages the first files while the JVM indexes
+    the next ones instead of waiting for all (a 20-file round as one chunk: its 0.09 s of staging
+    came after the JVM's 0.3 s instead of during it)."""
+    return max(1, min(CHUNK_FILES, -(-files // 8)))
 
 
 BATCH_FILES_ENV = "PYBRIDGE_INDEX_BATCH_FILES"

@@ -274,3 +274,28 @@ def test_indexing_and_staging_run_with_fewer_cyclic_collections_and_the_threshol
     sync(root, state_dir=tmp_path / "state", worker=worker, force=True, progress=progress)
     assert seen and set(seen) == {STAGING_GC_THRESHOLD}
     assert gc.get_threshold() == before
+
+
+def test_a_small_round_streams_its_facts_in_chunks_of_a_few_files(tmp_path, worker, monkeypatch):
+    """A round of few files comes in at least eight chunks (`chunk_files`), so that the parent stages the
+    first files while the JVM indexes the next ones; a round of one chunk of 32 files was staged only
+    after the JVM had indexed all of it (a worktree's 20 files: 0.09 s of staging after 0.3 s of JVM)."""
+    from pybridge.sync.pipeline import CHUNK_FILES, chunk_files
+    from pybridge.worker import IndexTask
+
+    root = tmp_path / "ws"
+    shutil.copytree(ROOT / "samples" / "kitchen-sink", root)
+    chunks: list[int] = []
+    index_all = worker.index_all
+
+    def spy(tasks, **kwargs):
+        def counted(on_files):
+            return lambda files: (chunks.append(len(files)), on_files(files))
+        return index_all([IndexTask(t.request, t.progress, counted(t.on_files)) for t in tasks], **kwargs)
+
+    monkeypatch.setattr(worker, "index_all", spy)
+    result = sync(root, state_dir=tmp_path / "state", worker=worker, force=True)
+    files = result.reindexed_files
+    assert files >= 8 and sum(chunks) == files
+    assert len(chunks) >= 6 and max(chunks) <= chunk_files(files) < CHUNK_FILES
+    assert chunk_files(1) == 1 and chunk_files(20) == 3 and chunk_files(6238) == CHUNK_FILES
