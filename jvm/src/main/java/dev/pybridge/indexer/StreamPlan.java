@@ -7,7 +7,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * Several index requests (the batches of a sync: module, scope and up to
- * {@code PYBRIDGE_INDEX_BATCH_FILES} files each), streamed in order, with up to
+ * {@code PYBRIDGE_INDEX_BATCH_FILES} files each), each streamed in its order, with up to
  * {@code threads} of them indexed at once, each on a thread of its own with its own
  * {@code ASTParser} (JDT's batch resolver keeps its state per {@code createASTs} call,
  * so two calls share nothing but what {@link SecondaryTypes} shares by design).
@@ -21,10 +21,13 @@ import java.util.concurrent.LinkedBlockingQueue;
  * indexed ahead keeps all its batches (its queue holds the whole request) so that its
  * thread does not wait for the consumer.
  *
- * <p>A request starts only once the one before it has indexed its first file (or ended):
- * JDT builds a request's name environment (its classpath entries, the running JDK's
- * {@code jrt} image, cached in a plain static map of {@code FileSystem}) at the start of
- * {@code createASTs}, so no two requests build theirs at once.
+ * <p>A request starts only once the one before it has indexed its first file (or ended), so
+ * that no two requests build their name environment (classpath entries, the running JDK's
+ * {@code jrt} image) at once, at the start of {@code createASTs}. A precaution: the DOM's way
+ * to the {@code jrt} image goes through concurrent maps ({@code ClasspathJrt}, {@code JRTUtil});
+ * only {@code FileSystem}'s own cache, used for a classpath entry that is the image itself, is
+ * a plain static map. Starting both at once measured within the noise (bench/RESULTS.md,
+ * "Chunks as they come"), so the gate stays.
  *
  * <p>One thread ({@code threads} 1) is the single stream of {@link Indexer#stream}
  * request after request, but without the consumer's round trip between them.
