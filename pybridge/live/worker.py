@@ -44,7 +44,7 @@ from typing import Any
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
 from pybridge.worker import Worker
-from pybridge.worker.client import DEFAULT_HEAP, IndexResult, IndexTask
+from pybridge.worker.client import CHUNK_FILES, DEFAULT_HEAP, IndexResult, IndexTask
 
 log = logging.getLogger("pybridge.live")
 
@@ -175,7 +175,7 @@ class WarmWorker(Worker):
             return replaced
 
     def index_all(self, tasks: Sequence[IndexTask], timeout: float | None = None,
-                  chunk_files: int = 32) -> list[IndexResult]:
+                  chunk_files: int = CHUNK_FILES) -> list[IndexResult]:
         # `index` comes here too (Worker.index is index_all of one task).
         with self.changed:
             self.last_used = time.monotonic()

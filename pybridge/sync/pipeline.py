@@ -50,6 +50,7 @@ from pybridge.sync.state import StoreLocation, state_dir_for
 from pybridge.sync.state import prepare as prepare_state
 from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
+from pybridge.worker.client import CHUNK_FILES
 from pybridge.worker.jdk import JdkNotFoundError
 from pybridge.workspace import (
     AUTO,
@@ -692,12 +693,8 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     return signatures, edges
 
 
-CHUNK_FILES = 32
-"""Files per streamed chunk of a large round: one message, one decode and one staging call each."""
-
-
 def chunk_files(files: int) -> int:
-    """Files per chunk the worker streams for a round of `files` files: `CHUNK_FILES`, but at least
+    """Files per chunk the worker streams for a round of `files` files: its default `CHUNK_FILES`, but at least
     eight chunks in a smaller round, so that the parent stages the first files while the JVM indexes
     the next ones instead of waiting for all (a 20-file round as one chunk: its 0.09 s of staging
     came after the JVM's 0.3 s instead of during it)."""

@@ -53,6 +53,10 @@ try:
 except ImportError:  # not on Windows
     fcntl = None  # type: ignore[assignment]
 
+CHUNK_FILES = 32
+"""Files per streamed chunk by default (`Worker.index_all`): one message, one decode and one call of
+`on_files` each. A sync asks for smaller chunks in a small round (`pybridge.sync.pipeline.chunk_files`)."""
+
 INDEX_THREADS_ENV = "PYBRIDGE_INDEX_THREADS"
 DEFAULT_INDEX_THREADS = 2
 """Requests the JVM indexes at once when a sync sends several (the batches of a large module, or
@@ -516,7 +520,7 @@ class Worker:
     def index(self, request: IndexRequest, progress: Progress | None = None,
               timeout: float | None = None,
               on_files: Callable[[list[FileFacts]], None] | None = None,
-              chunk_files: int = 32) -> IndexResult:
+              chunk_files: int = CHUNK_FILES) -> IndexResult:
         """Indexes one module and scope. Raises `WorkerError` when the child fails.
 
         With `on_files`, the child streams the facts in chunks of `chunk_files`
@@ -529,7 +533,7 @@ class Worker:
                               chunk_files=chunk_files)[0]
 
     def index_all(self, tasks: Sequence[IndexTask], timeout: float | None = None,
-                  chunk_files: int = 32) -> list[IndexResult]:
+                  chunk_files: int = CHUNK_FILES) -> list[IndexResult]:
         """`index` for several requests (module and scope each), back to back, one result each.
 
         The next request goes out as soon as the child has shipped the last chunk of the
