@@ -83,6 +83,28 @@ INDEXER_VERSION = "9"
 indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
 
 
+HUGE_PAGES_ENV = "PYBRIDGE_HUGE_PAGES"
+TRANSPARENT_HUGE_PAGES = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+"""The kernel's transparent huge page mode: `always [madvise] never`, the one in brackets chosen."""
+
+
+def huge_page_args(mode_file: Path = TRANSPARENT_HUGE_PAGES) -> list[str]:
+    """`-XX:+UseTransparentHugePages` where the kernel gives huge pages to the memory that asks for
+    them (mode `madvise`, Linux's usual default) and PYBRIDGE_HUGE_PAGES is not 0: the worker's heap
+    in 2 MB pages instead of 4 KB ones, so the indexer misses the TLB less and faults in its heap
+    in fewer, larger steps. On a hibernate-core first sync, alternating runs: 19.3-19.8 s instead
+    of 20.1-20.6 s, about 1 s less user CPU and the same peak RSS (bench/RESULTS.md, "Huge pages").
+    Nothing where the mode is `always` (the heap has them anyway) or `never`, or on a system
+    without the file."""
+    if not enabled(HUGE_PAGES_ENV, "give the worker's heap the kernel's default pages"):
+        return []
+    try:
+        mode = mode_file.read_text()
+    except OSError:
+        return []
+    return ["-XX:+UseTransparentHugePages"] if "[madvise]" in mode else []
+
+
 def _initial_heap(heap: str, cap_mb: int = 1024) -> list[str]:
     """-Xms for a -Xmx of `heap` (a JVM size such as 3g, 512m or 1073741824): the smaller of the two
     and `cap_mb`. A size it cannot read gets no -Xms (the JVM's default; -Xmx is still passed)."""
@@ -402,12 +424,18 @@ class Worker:
         return [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
                 "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
-                "-XX:CICompilerCount=1", *self.gc_args, *self.extra_jvm_args]
+                "-XX:CICompilerCount=1", *self.memory_args(), *self.extra_jvm_args]
+
+    def memory_args(self) -> list[str]:
+        """The options of how the heap is kept (`gc_args`, huge pages), which do not decide a
+        class-data archive's layout."""
+        return [*self.gc_args, *huge_page_args()]
 
     def archive_layout(self) -> list[str]:
-        """`layout_args` without `gc_args`, which do not decide a class-data archive's layout: what
-        its key names (cds.py), so that a warm and a one-shot worker share one archive."""
-        return [a for a in self.layout_args() if a not in self.gc_args]
+        """`layout_args` without `memory_args`: what a class-data archive's key names (cds.py), so
+        that a warm and a one-shot worker share one archive, with huge pages or without."""
+        memory = set(self.memory_args())
+        return [a for a in self.layout_args() if a not in memory]
 
     def _start(self, agents: tuple[str, ...]) -> None:
         classpath = self.jar_classpath()

@@ -262,6 +262,46 @@ def test_a_worker_that_indexes_and_exits_promotes_survivors_at_once_and_the_warm
     assert args.index("-XX:MaxTenuringThreshold=15") > args.index("-XX:MaxTenuringThreshold=0")
 
 
+def _anon_huge_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.skipif(not client.huge_page_args(), reason="the kernel gives no transparent huge pages on request "
+                    "(/sys/kernel/mm/transparent_hugepage/enabled is not madvise), or PYBRIDGE_HUGE_PAGES=0")
+def test_the_worker_heap_is_in_huge_pages_where_the_kernel_gives_them_on_request(tmp_path, monkeypatch):
+    """Where the kernel's mode is madvise the worker asks for huge pages (client.huge_page_args), and
+    its indexing heap is in them; PYBRIDGE_HUGE_PAGES=0 asks for none. The option stays out of the
+    class-data archive's key, as the collector's do."""
+    monkeypatch.delenv("PYBRIDGE_JVM_ARGS", raising=False)
+    src = _generated_module(tmp_path, 40)
+    request = IndexRequest(files=java_files(src), sourcepath=[str(src)])
+    huge = {}
+    for setting in ("1", "0"):
+        monkeypatch.setenv(client.HUGE_PAGES_ENV, setting)
+        with Worker(heap="512m") as w:
+            assert len(w.index(request).files) == 40
+            assert w.pid is not None
+            huge[setting] = _anon_huge_kib(w.pid)
+            assert not any("HugePages" in a for a in w.archive_layout())
+    assert huge["1"] >= 2048 and huge["0"] == 0
+
+
+def test_huge_pages_are_asked_for_only_where_the_kernel_mode_is_madvise(tmp_path, monkeypatch):
+    monkeypatch.delenv(client.HUGE_PAGES_ENV, raising=False)
+    mode = tmp_path / "enabled"
+    for text, expected in (("always [madvise] never\n", ["-XX:+UseTransparentHugePages"]),
+                           ("[always] madvise never\n", []), ("always madvise [never]\n", [])):
+        mode.write_text(text)
+        assert client.huge_page_args(mode) == expected
+    assert client.huge_page_args(tmp_path / "absent") == []
+    monkeypatch.setenv(client.HUGE_PAGES_ENV, "yes")
+    with pytest.raises(PybridgeError, match="PYBRIDGE_HUGE_PAGES"):
+        client.huge_page_args(mode)
+
+
 def test_index_threads_default_to_two_and_zero_sends_requests_one_by_one(monkeypatch):
     monkeypatch.delenv(client.INDEX_THREADS_ENV, raising=False)
     assert client.index_threads() == client.DEFAULT_INDEX_THREADS == 2
