@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import sys
 import time
 from types import ModuleType
@@ -27,7 +28,8 @@ def _redirect_stdout() -> tuple[IO[bytes], IO[bytes]]:
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    proto_in = os.fdopen(os.dup(0), "rb")
+    # Unbuffered: whether a request is waiting is then whether the pipe is readable (`_waiting`).
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
     return proto_in, proto_out
 
 
@@ -70,6 +72,14 @@ def main() -> int:
             Progress.calls += 1
             protocol.send(proto_out, ("progress", int(done), int(total)))
 
+    collect_after = int(config.get("collect_after_files") or 0)
+
+    def collect(files: int) -> None:
+        """After a request of `files` files: collect the heap if it was large, and no request waits."""
+        nonlocal collect_after
+        if 0 < collect_after <= files and not _waiting(proto_in) and not _collect_heap(jpype):
+            collect_after = 0
+
     while True:
         message = protocol.receive(proto_in)
         if message is None or message[0] == "exit":
@@ -88,6 +98,7 @@ def main() -> int:
         if message[0] == "index_seq":
             _index_seq(message[1], int(message[2]), StreamPlan, jpype.JException, JArray, JString, proto_out,
                        protocol)
+            collect(sum(_files_asked(r) for r in message[1]))
             continue
         if message[0] != "index":
             protocol.send(proto_out, ("error", "error", f"unknown request {message[0]!r}"))
@@ -101,17 +112,18 @@ def main() -> int:
                     None if request.get("cache_roots") is None else JArray(JString)(request["cache_roots"]))
             if chunk > 0:
                 _stream(Indexer.stream(*args, chunk), proto_out, protocol)
-                continue
-            batch = Indexer.index(*args, listener)
-            payload = _payload(batch)
-            # index() + 8 field reads + progress callbacks from Java
-            payload["jpype_calls"] = 9 + Progress.calls
-            del batch
-            protocol.send(proto_out, ("result", payload))
+            else:
+                batch = Indexer.index(*args, listener)
+                payload = _payload(batch)
+                # index() + 8 field reads + progress callbacks from Java
+                payload["jpype_calls"] = 9 + Progress.calls
+                del batch
+                protocol.send(proto_out, ("result", payload))
         except jpype.JException as e:  # a Java exception other than OutOfMemoryError
             protocol.send(proto_out, ("error", "error", f"{e.getClass().getName()}: {e.getMessage()}"))
         except Exception as e:  # noqa: BLE001 - reported to the parent, which raises a typed error
             protocol.send(proto_out, ("error", "error", f"{type(e).__name__}: {e}"))
+        collect(_files_asked(request))
 
 
 def _source_args(request: dict[str, Any], JArray: Any, JString: Any) -> tuple[Any, ...]:
@@ -153,6 +165,32 @@ def _index_seq(requests: list[dict[str, Any]], threads: int, StreamPlan: Any, JE
     except BaseException:
         _close(streams)
         raise
+
+
+def _files_asked(request: Any) -> int:
+    """How many files an index request names (0 for a malformed one, already answered with an error)."""
+    files = request.get("files") if isinstance(request, dict) else None
+    return len(files) if isinstance(files, (list, tuple)) else 0
+
+
+def _waiting(stream: IO[bytes]) -> bool:
+    """Whether the parent has already sent the next message (a sync's next request goes out as soon
+    as the last chunk of the one before is shipped): then the child is not idle."""
+    return bool(select.select([stream], [], [], 0)[0])
+
+
+def _collect_heap(jpype: ModuleType) -> bool:
+    """A full collection of the JVM's heap, through the GC.run diagnostic command (the worker runs
+    with -XX:+DisableExplicitGC, which only System.gc obeys: see Worker.layout_args). Called after
+    a large request's answer is sent, so that the next request does not pay for its garbage
+    (`WarmWorker.collect_after_files`). False when the JVM has no such command (not HotSpot)."""
+    try:
+        server = jpype.JClass("java.lang.management.ManagementFactory").getPlatformMBeanServer()
+        name = jpype.JClass("javax.management.ObjectName")("com.sun.management:type=DiagnosticCommand")
+        server.invoke(name, "gcRun", None, None)
+    except jpype.JException:
+        return False
+    return True
 
 
 def _close(streams: list[Any]) -> None:

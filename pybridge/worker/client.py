@@ -410,6 +410,10 @@ class Worker:
     # in PYBRIDGE_JVM_ARGS comes after it and wins.
     gc_args: tuple[str, ...] = ("-XX:MaxTenuringThreshold=0",)
 
+    # A worker that indexes and exits has no use for a collection between its requests: 0, never
+    # (see `WarmWorker.collect_after_files`).
+    collect_after_files: int = 0
+
     def layout_args(self) -> list[str]:
         """The JVM options every child starts with (the heap, the collector, the compiler), besides
         its Java agents and class-data archive; a class-data archive is made for one set of them."""
@@ -453,6 +457,7 @@ class Worker:
             "classpath": classpath,
             "jvm_path": self.jvm_path,
             "jvm_args": [*layout, *sharing, *(f"-javaagent:{a}" for a in agents)],
+            "collect_after_files": self.collect_after_files,
         }
         env = dict(os.environ, PYBRIDGE_WORKER_CONFIG=json.dumps(config))
         self._log = tempfile.TemporaryFile(prefix="pybridge-worker-", suffix=".log")

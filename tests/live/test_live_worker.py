@@ -12,7 +12,7 @@ import pytest
 
 from pybridge.errors import WorkerError
 from pybridge.live import WarmWorker
-from pybridge.worker import IndexRequest, IndexTask
+from pybridge.worker import IndexRequest, IndexTask, Worker
 from tests.support.indexing import java_files
 
 WAIT = 120      # seconds: a bound for waits on a loaded machine, never a measured time
@@ -191,3 +191,40 @@ def test_a_request_leaves_no_cycle_holding_what_its_callbacks_reach(samples):
     finally:
         gc.enable()
         w.close()
+
+
+def _ignore(_chunk) -> None:
+    pass
+
+
+def _collections(log: Path) -> int:
+    """How many collections the GC.run diagnostic command started, by the JVM's -Xlog:gc log."""
+    return log.read_text().count("Pause Full (Diagnostic Command)") if log.exists() else 0
+
+
+@pytest.mark.parametrize("kind", ["warm", "one-shot"])
+def test_a_warm_worker_collects_its_heap_after_a_large_request_and_a_one_shot_worker_never(samples, tmp_path, kind):
+    """After a request of `collect_after_files` files or more (one request, or several streamed
+    together in one message) the warm worker's child collects the heap before it reads the next
+    request, so that the next one does not pay for the dead compiler state; after a small one it
+    does not. A worker that indexes and exits never does."""
+    src = samples / "kitchen-sink" / "src/main/java"
+    files = java_files(src)
+    log = tmp_path / "gc.log"
+    cls = WarmWorker if kind == "warm" else Worker
+    w = cls(heap="512m", jvm_args=[f"-Xlog:gc:file={log}"])
+    w.collect_after_files = 0 if kind == "one-shot" else 6
+    small = IndexRequest(files=files[:2], sourcepath=[str(src)])
+    try:
+        w.index(small)
+        assert _collections(log) == 0
+        w.index(IndexRequest(files=files[:8], sourcepath=[str(src)]))
+        w.index(small)          # read by the child after the collection, if any
+        after_one = _collections(log)
+        w.index_all([IndexTask(IndexRequest(files=files[:4], sourcepath=[str(src)]), None, _ignore),
+                     IndexTask(IndexRequest(files=files[4:8], sourcepath=[str(src)]), None, _ignore)])
+        w.index(small)
+        after_two = _collections(log)
+    finally:
+        w.close()
+    assert (after_one, after_two) == ((1, 2) if kind == "warm" else (0, 0))
