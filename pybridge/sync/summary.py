@@ -38,6 +38,7 @@ IDENTIFIER = re.compile(r"(?:[^\W\d]|\$)[\w$]*")
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_BODY_STOPS = re.compile(r"""[/"'()\[\]{;]""")   # the characters `body_start` acts on
 # One encoder for every digest (json.dumps builds a new one per call when an option is set).
 _JSON = json.JSONEncoder(ensure_ascii=False)
 
@@ -89,31 +90,38 @@ class SourceText:
 
 def body_start(text: str, pos: int, end: int) -> int:
     """The offset of the first `{` or `;` at bracket depth 0 in text[pos:end], skipping
-    comments and literals; `end` when there is none."""
+    comments and literals; `end` when there is none. Jumps from one character that can matter
+    (`_BODY_STOPS`) to the next: every other character leaves the walk as it is."""
     depth = 0
+    search = _BODY_STOPS.search
     i = pos
     while i < end:
+        found = search(text, i, end)
+        if found is None:
+            return end
+        i = found.start()
         c = text[i]
-        if c == "/" and text.startswith("//", i):
-            nl = text.find("\n", i)
-            i = end if nl < 0 else nl + 1
-            continue
-        if c == "/" and text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            i = end if close < 0 else close + 2
-            continue
-        if c in "\"'":
+        if c == "/":
+            if text.startswith("//", i):
+                nl = text.find("\n", i)
+                i = end if nl < 0 else nl + 1
+                continue
+            if text.startswith("/*", i):
+                close = text.find("*/", i + 2)
+                i = end if close < 0 else close + 2
+                continue
+        elif c in "\"'":
             quote = '"""' if text.startswith('"""', i) else c
             j = i + len(quote)
             while j < end and not text.startswith(quote, j):
                 j += 2 if text[j] == "\\" else 1
             i = j + len(quote)
             continue
-        if c in "([":
+        elif c in "([":
             depth += 1
         elif c in ")]":
             depth -= 1
-        elif depth <= 0 and c in "{;":
+        elif depth <= 0:         # { or ;
             return i
         i += 1
     return end
