@@ -40,7 +40,7 @@ from pybridge.install import clients
 from pybridge.sync import state_dir_for
 from pybridge.sync.state import owner, store_location
 from pybridge.worker import Worker, jars_dir
-from pybridge.worker import cds as worker_cds
+from pybridge.worker import archive as worker_archive
 from pybridge.worker.jdk import FIX as JDK_FIX
 from pybridge.worker.jdk import Jdk, survey
 from pybridge.workspace import Workspace, load_workspace
@@ -255,7 +255,7 @@ def check_clients(root: Path, env: Mapping[str, str], home: Path | None) -> Chec
 
 
 def check_cds(jdk: Jdk) -> Check:
-    if not worker_cds.enabled():
+    if not worker_archive.enabled():
         return Check("class-data archive", NOTE, "turned off (PYBRIDGE_CDS=0)")
     if not any((jdk.libjvm.parent / name).is_file() for name in ("classes.jsa", "classes_nocoops.jsa")):
         base = jdk.libjvm.parent / "classes.jsa"
@@ -263,11 +263,11 @@ def check_cds(jdk: Jdk) -> Check:
                      "has none), which a worker's archive builds on; workers start without one")
     worker = Worker(jvm_path=str(jdk.libjvm))
     try:
-        fits = bool(worker_cds.archive_args(jars_dir(), worker.jar_classpath(), worker.jvm_path,
+        fits = bool(worker_archive.archive_args(jars_dir(), worker.jar_classpath(), worker.jvm_path,
                                             worker.archive_layout()))
     except PybridgeError:
         return Check("class-data archive", NOTE, "none (the jars are missing)")
     if fits:
-        return Check("class-data archive", OK, f"{jars_dir() / worker_cds.ARCHIVE} fits this JDK and these jars")
+        return Check("class-data archive", OK, f"{jars_dir() / worker_archive.ARCHIVE} fits this JDK and these jars")
     return Check("class-data archive", NOTE, "none for this JDK and these jars: workers start without one, about "
                  "0.6 s slower; `python -m pybridge.worker.cds` writes it (a few seconds)")

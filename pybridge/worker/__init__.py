@@ -3,6 +3,7 @@
 The parent (CLI, MCP server, tests) uses `Worker`; only `child` imports jpype.
 """
 
-from pybridge.worker.client import INDEXER_VERSION, IndexRequest, IndexResult, IndexTask, Worker, jars_dir
+from pybridge.worker.client import IndexRequest, IndexResult, IndexTask, Worker, jars_dir
+from pybridge.worker.version import INDEXER_VERSION
 
 __all__ = ["INDEXER_VERSION", "IndexRequest", "IndexResult", "IndexTask", "Worker", "jars_dir"]

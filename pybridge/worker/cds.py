@@ -20,65 +20,18 @@ PYBRIDGE_CDS=0 turns the archive off.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
-ARCHIVE = "pybridge-worker.jsa"
-
-
-def _java_identity(jvm_path: str | None) -> list[str]:
-    """What decides which Java the child starts: an explicit libjvm, else JAVA_HOME / PATH's java."""
-    if jvm_path:
-        return [os.path.realpath(jvm_path)]
-    java = shutil.which("java")
-    return [os.environ.get("JAVA_HOME", ""), os.path.realpath(java) if java else ""]
-
-
-def archive_key(classpath: Sequence[str], jvm_path: str | None, layout_args: Sequence[str]) -> str:
-    """A digest of what an archive is valid for (see the module doc)."""
-    jars = []
-    for jar in classpath:
-        try:
-            st = os.stat(jar)
-            jars.append([os.path.basename(jar), st.st_size, st.st_mtime_ns])
-        except OSError:
-            jars.append([os.path.basename(jar), None, None])
-    from pybridge.worker import INDEXER_VERSION
-
-    data = json.dumps([2, jars, _java_identity(jvm_path), list(layout_args), INDEXER_VERSION])
-    return hashlib.sha256(data.encode()).hexdigest()
-
-
-def enabled() -> bool:
-    return os.environ.get("PYBRIDGE_CDS", "1") != "0"
-
-
-def archive_args(jars: Path, classpath: Sequence[str], jvm_path: str | None,
-                 layout_args: Sequence[str]) -> list[str]:
-    """`-XX:SharedArchiveFile=...` when the archive beside the jars was made for this worker."""
-    archive = jars / ARCHIVE
-    if not enabled() or not archive.is_file():
-        return []
-    try:
-        made_for = (jars / (ARCHIVE + ".key")).read_text(encoding="ascii").strip()
-    except OSError:
-        return []
-    if made_for != archive_key(classpath, jvm_path, layout_args):
-        return []
-    return [f"-XX:SharedArchiveFile={archive}"]
+from pybridge.errors import WorkerError
+from pybridge.worker.archive import ARCHIVE, archive_args, archive_key, enabled
+from pybridge.worker.client import Worker, jars_dir
 
 
 def build(jars: Path | None = None) -> Path:
     """Make the archive (see the module doc); returns its path. Raises WorkerError when the JVM
     cannot dump one (a JDK older than 17, or a JRE without the DiagnosticCommand MBean)."""
-    from pybridge.errors import WorkerError
-    from pybridge.worker.client import Worker, jars_dir
-
     folder = jars or jars_dir()
     archive = folder / ARCHIVE
     tmp = folder / f"{ARCHIVE}.{os.getpid()}.tmp"
@@ -102,9 +55,6 @@ def build(jars: Path | None = None) -> Path:
 
 def up_to_date(jars: Path | None = None) -> bool:
     """Whether the archive beside the jars was made for the worker a default `Worker()` starts."""
-    from pybridge.errors import WorkerError
-    from pybridge.worker.client import Worker, jars_dir
-
     worker = Worker()
     try:
         return bool(archive_args(jars or jars_dir(), worker.jar_classpath(), worker.jvm_path, worker.archive_layout()))
@@ -113,8 +63,6 @@ def up_to_date(jars: Path | None = None) -> bool:
 
 
 def main() -> int:
-    from pybridge.errors import WorkerError
-
     if enabled() and up_to_date():
         print("pybridge: the worker's class-data archive is up to date")
         return 0

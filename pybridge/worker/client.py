@@ -44,7 +44,7 @@ from pybridge import switches
 from pybridge.errors import WorkerError
 from pybridge.facts import FileFacts
 from pybridge.switches import enabled
-from pybridge.worker import protocol
+from pybridge.worker import archive, protocol
 from pybridge.worker.decode import decode
 from pybridge.worker.jdk import JdkNotFoundError, find_jdk
 
@@ -77,11 +77,6 @@ module"). The parallel collector grows the heap toward -Xmx whatever the live se
 let the RSS reach 2.33 GB."""
 
 Progress = Callable[[int, int], None]
-
-INDEXER_VERSION = "9"
-"""Must equal `Indexer.VERSION` in jvm/ (a test checks): snapshots include it, so that a new
-indexer re-indexes everything, and the no-change resync can know it without starting a JVM."""
-
 
 HUGE_PAGES_ENV = "PYBRIDGE_HUGE_PAGES"
 TRANSPARENT_HUGE_PAGES = Path("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -449,9 +444,7 @@ class Worker:
         elif agents:
             sharing = []        # an agent may rewrite classes as they load: no archive (cds.py)
         else:
-            from pybridge.worker import cds
-
-            sharing = cds.archive_args(jars_dir(), classpath, self.jvm_path, self.archive_layout())
+            sharing = archive.archive_args(jars_dir(), classpath, self.jvm_path, self.archive_layout())
         self.started_classpath = classpath
         config = {
             "classpath": classpath,

@@ -14,7 +14,7 @@ import pytest
 from pybridge.errors import PybridgeError, WorkerError
 from pybridge.facts import FileFacts
 from pybridge.live.worker import WarmWorker
-from pybridge.worker import IndexRequest, IndexTask, Worker, client
+from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker, archive, cds, client
 from pybridge.worker.client import jars_dir
 from tests.support.indexing import java_files
 
@@ -96,8 +96,6 @@ def test_facts_cross_in_a_handful_of_jpype_calls_not_one_per_fact(worker, sample
 
 
 def test_the_python_side_knows_the_indexer_version_the_jvm_reports(worker, samples):
-    from pybridge.worker import INDEXER_VERSION
-
     worker.start()
     assert worker.info["indexer_version"] == INDEXER_VERSION
 
@@ -359,40 +357,37 @@ def _jar_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_class_data_archive_serves_only_the_jars_and_options_it_was_made_for(tmp_path, monkeypatch):
-    from pybridge.worker import cds
-
     jars = _jar_copy(tmp_path, monkeypatch)
     monkeypatch.delenv("PYBRIDGE_CDS", raising=False)
     assert not cds.up_to_date(jars)
-    archive = cds.build(jars)
-    assert archive.stat().st_size > 1_000_000
+    made = cds.build(jars)
+    assert made.stat().st_size > 1_000_000
     w = Worker()
-    args = cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout())
-    assert args == [f"-XX:SharedArchiveFile={archive}"]
+    args = archive.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout())
+    assert args == [f"-XX:SharedArchiveFile={made}"]
     # the warm worker of serve tenures differently, which decides no layout: the same archive
     warm = WarmWorker()
     assert warm.layout_args() != w.layout_args()
-    assert cds.archive_args(jars, warm.jar_classpath(), warm.jvm_path, warm.archive_layout()) == args
+    assert archive.archive_args(jars, warm.jar_classpath(), warm.jvm_path, warm.archive_layout()) == args
     # other JVM options (another heap): another layout, no archive
     other = Worker(heap="1g")
-    assert cds.archive_args(jars, other.jar_classpath(), other.jvm_path, other.archive_layout()) == []
+    assert archive.archive_args(jars, other.jar_classpath(), other.jvm_path, other.archive_layout()) == []
     monkeypatch.setenv("PYBRIDGE_CDS", "0")
-    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
+    assert archive.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
     monkeypatch.delenv("PYBRIDGE_CDS")
     # a rebuilt jar: the archive is stale
     jar = jars / "pybridge-indexer.jar"
     os.utime(jar, ns=(jar.stat().st_atime_ns, jar.stat().st_mtime_ns + 1_000_000_000))
-    assert cds.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
+    assert archive.archive_args(jars, w.jar_classpath(), w.jvm_path, w.archive_layout()) == []
     assert not cds.up_to_date(jars)
 
 
 def test_a_damaged_class_data_archive_does_not_stop_the_worker(tmp_path, monkeypatch):
-    from pybridge.worker import cds
-
     jars = _jar_copy(tmp_path, monkeypatch)
     w = Worker()
-    (jars / cds.ARCHIVE).write_bytes(b"\0garbage" * 4096)
-    (jars / (cds.ARCHIVE + ".key")).write_text(cds.archive_key(w.jar_classpath(), w.jvm_path, w.archive_layout()))
+    (jars / archive.ARCHIVE).write_bytes(b"\0garbage" * 4096)
+    key = archive.archive_key(w.jar_classpath(), w.jvm_path, w.archive_layout())
+    (jars / (archive.ARCHIVE + ".key")).write_text(key)
     assert cds.up_to_date(jars)     # it looks right: only the JVM can tell
     src = tmp_path / "src" / "p"
     src.mkdir(parents=True)
