@@ -6,6 +6,9 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,6 +27,7 @@ import org.eclipse.jdt.internal.compiler.impl.CompilerOptions;
 import org.eclipse.jdt.internal.compiler.parser.Parser;
 import org.eclipse.jdt.internal.compiler.problem.DefaultProblemFactory;
 import org.eclipse.jdt.internal.compiler.problem.ProblemReporter;
+import org.eclipse.jdt.internal.compiler.util.Util;
 
 /**
  * JDT's search for secondary types (a type declared in a file of another name), kept across the
@@ -40,8 +44,10 @@ import org.eclipse.jdt.internal.compiler.problem.ProblemReporter;
  * <p>{@link #install} makes each source folder of the request answer through a map that reuses,
  * for each file, the secondary type names parsed in an earlier request while the file's size,
  * mtime, ctime and inode are those it was parsed at. A file changed less than {@link #RACY_MILLIS}
- * before it was parsed is parsed again next time (git's racy-file rule: a second change within the
- * file system's time granularity could leave the stat unchanged). The answer, built in the same
+ * before it was parsed is read again next time (git's racy-file rule: a second change within the
+ * file system's time granularity could leave the stat unchanged). A file read is parsed only if no
+ * file with the same bytes was: a new checkout of the same repository (a git worktree) reuses the
+ * parses of its sibling's files, which have other paths. The answer, built in the same
  * order from the same parse, is the one JDT would build: the JUnit test
  * {@code SecondaryTypesTest} compares the two on a folder with every case.
  *
@@ -70,6 +76,15 @@ final class SecondaryTypes {
 
     /** (parse context, absolute path) -> the file's last parse. */
     private static final Map<String, Parsed> FILES = new ConcurrentHashMap<>();
+    /**
+     * (parse context, SHA-256 of the file's bytes) -> the secondary type names parsed from those bytes:
+     * a file whose stat is new (another checkout of the same sources, a file git rewrote, one changed
+     * less than {@link #RACY_MILLIS} ago) is read and hashed, and parsed only if no file with the same
+     * bytes was. The names depend on the bytes and the context alone, so no racy rule applies here.
+     */
+    private static final Map<String, String[]> CONTENTS = new ConcurrentHashMap<>();
+    /** Contents remembered at most; past it the map starts again (a long session of edits). */
+    static final int MAX_CONTENTS = 200_000;
     /** Each distinct parse context (encoding, destination, compiler options) -> a short id. */
     private static final Map<String, Integer> CONTEXTS = new ConcurrentHashMap<>();
     private static final AtomicInteger NEXT_CONTEXT = new AtomicInteger();
@@ -89,6 +104,7 @@ final class SecondaryTypes {
     /** Forgets every file (for tests). */
     static void clear() {
         FILES.clear();
+        CONTENTS.clear();
     }
 
     /** Makes the parser's source folders search secondary types through the shared per-file cache. */
@@ -193,8 +209,7 @@ final class SecondaryTypes {
                 REUSED.incrementAndGet();
                 return last.names;
             }
-            String[] names = parse(file);
-            PARSED.incrementAndGet();
+            String[] names = byContent(file);
             if (stat != null && stat.changedMillis < now - RACY_MILLIS) {
                 FILES.put(key, new Parsed(stat.stamp, names));
             } else {
@@ -203,8 +218,39 @@ final class SecondaryTypes {
             return names;
         }
 
-        private String[] parse(String file) {
-            CompilationUnit cu = new CompilationUnit(null, file, encoding, destinationPath);
+        /** The names parsed from a file with the same bytes, else parsed from this file's. */
+        private String[] byContent(String file) {
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(Path.of(file));
+            } catch (IOException | RuntimeException e) {
+                PARSED.incrementAndGet();
+                return parse(file, null);        // JDT reads it again and reports what it reports
+            }
+            String key = context + ":" + sha256(bytes);
+            String[] known = CONTENTS.get(key);
+            if (known != null) {
+                REUSED.incrementAndGet();
+                return known;
+            }
+            PARSED.incrementAndGet();
+            // JDT's own reading of a file (Util.getFileCharContent): the bytes decoded in the folder's encoding
+            String[] names = parse(file, Util.getBytesAsCharArray(bytes, encoding));
+            if (CONTENTS.size() >= MAX_CONTENTS) CONTENTS.clear();
+            CONTENTS.put(key, names);
+            return names;
+        }
+
+        private static String sha256(byte[] bytes) {
+            try {
+                return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);    // every Java has SHA-256
+            }
+        }
+
+        private String[] parse(String file, char[] contents) {
+            CompilationUnit cu = new CompilationUnit(contents, file, encoding, destinationPath);
             CompilationResult result = new CompilationResult(file.toCharArray(), 1, 1, 10);
             ProblemReporter reporter = new ProblemReporter(DefaultErrorHandlingPolicies.proceedWithAllProblems(),
                     new CompilerOptions(options), new DefaultProblemFactory());
