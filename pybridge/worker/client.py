@@ -409,6 +409,9 @@ class Worker:
     # (see `WarmWorker.collect_after_files`).
     collect_after_files: int = 0
 
+    # System properties of the indexer for this kind of worker (see `WarmWorker.indexer_properties`).
+    indexer_properties: tuple[str, ...] = ()
+
     def layout_args(self) -> list[str]:
         """The JVM options every child starts with (the heap, the collector, the compiler), besides
         its Java agents and class-data archive; a class-data archive is made for one set of them."""
@@ -423,18 +426,18 @@ class Worker:
         return [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
                 "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
-                "-XX:CICompilerCount=1", *self.memory_args(), *self.extra_jvm_args]
+                "-XX:CICompilerCount=1", *self.runtime_args(), *self.extra_jvm_args]
 
-    def memory_args(self) -> list[str]:
-        """The options of how the heap is kept (`gc_args`, huge pages), which do not decide a
-        class-data archive's layout."""
-        return [*self.gc_args, *huge_page_args()]
+    def runtime_args(self) -> list[str]:
+        """The options that do not decide a class-data archive's layout: how the heap is kept
+        (`gc_args`, huge pages) and the indexer's own properties (`indexer_properties`)."""
+        return [*self.gc_args, *huge_page_args(), *self.indexer_properties]
 
     def archive_layout(self) -> list[str]:
-        """`layout_args` without `memory_args`: what a class-data archive's key names (cds.py), so
+        """`layout_args` without `runtime_args`: what a class-data archive's key names (cds.py), so
         that a warm and a one-shot worker share one archive, with huge pages or without."""
-        memory = set(self.memory_args())
-        return [a for a in self.layout_args() if a not in memory]
+        runtime = set(self.runtime_args())
+        return [a for a in self.layout_args() if a not in runtime]
 
     def _start(self, agents: tuple[str, ...]) -> None:
         classpath = self.jar_classpath()

@@ -300,6 +300,18 @@ def test_huge_pages_are_asked_for_only_where_the_kernel_mode_is_madvise(tmp_path
         client.huge_page_args(mode)
 
 
+def test_only_the_warm_worker_looks_up_secondary_types_by_content_and_the_archive_is_shared(monkeypatch):
+    """The warm worker of serve sets the indexer's property that has its secondary-type search reuse a
+    parse by a file's bytes (SecondaryTypesTest shows what it does); a one-shot worker does not. The
+    property decides no class-data archive layout."""
+    monkeypatch.delenv("PYBRIDGE_JVM_ARGS", raising=False)
+    prop = "-Dpybridge.secondaryTypesByContent=true"
+    assert prop in WarmWorker().layout_args() and prop not in Worker().layout_args()
+    assert WarmWorker().archive_layout() == Worker().archive_layout()
+    java = Path(__file__).resolve().parents[2] / "jvm/src/main/java/dev/pybridge/indexer/SecondaryTypes.java"
+    assert 'Boolean.getBoolean("pybridge.secondaryTypesByContent")' in java.read_text(encoding="utf-8")
+
+
 def test_index_threads_default_to_two_and_zero_sends_requests_one_by_one(monkeypatch):
     monkeypatch.delenv(client.INDEX_THREADS_ENV, raising=False)
     assert client.index_threads() == client.DEFAULT_INDEX_THREADS == 2

@@ -45,9 +45,9 @@ import org.eclipse.jdt.internal.compiler.util.Util;
  * for each file, the secondary type names parsed in an earlier request while the file's size,
  * mtime, ctime and inode are those it was parsed at. A file changed less than {@link #RACY_MILLIS}
  * before it was parsed is read again next time (git's racy-file rule: a second change within the
- * file system's time granularity could leave the stat unchanged). A file read is parsed only if no
- * file with the same bytes was: a new checkout of the same repository (a git worktree) reuses the
- * parses of its sibling's files, which have other paths. The answer, built in the same
+ * file system's time granularity could leave the stat unchanged). With {@link #byContent} (the warm
+ * worker's), a file read is parsed only if no file with the same bytes was: a new checkout of the
+ * same repository (a git worktree) reuses the parses of its sibling's files, which have other paths. The answer, built in the same
  * order from the same parse, is the one JDT would build: the JUnit test
  * {@code SecondaryTypesTest} compares the two on a folder with every case.
  *
@@ -85,6 +85,12 @@ final class SecondaryTypes {
     private static final Map<String, String[]> CONTENTS = new ConcurrentHashMap<>();
     /** Contents remembered at most; past it the map starts again (a long session of edits). */
     static final int MAX_CONTENTS = 200_000;
+    /**
+     * Whether a file whose stat is new is looked up by its bytes ({@code -Dpybridge.secondaryTypesByContent=true},
+     * which the warm worker of {@code serve} sets): else it is parsed, as before. C1 does not compile SHA-256
+     * into the CPU's instructions, so a worker that indexes once and exits goes without it.
+     */
+    static volatile boolean byContent = Boolean.getBoolean("pybridge.secondaryTypesByContent");
     /** Each distinct parse context (encoding, destination, compiler options) -> a short id. */
     private static final Map<String, Integer> CONTEXTS = new ConcurrentHashMap<>();
     private static final AtomicInteger NEXT_CONTEXT = new AtomicInteger();
@@ -220,6 +226,10 @@ final class SecondaryTypes {
 
         /** The names parsed from a file with the same bytes, else parsed from this file's. */
         private String[] byContent(String file) {
+            if (!byContent) {
+                PARSED.incrementAndGet();
+                return parse(file, null);
+            }
             byte[] bytes;
             try {
                 bytes = Files.readAllBytes(Path.of(file));

@@ -143,7 +143,6 @@ public class SecondaryTypesTest {
 
     @Test
     public void aCopyOfTheSourcesIsAnsweredFromTheParsesOfTheFirstButForTheFileThatDiffers() throws Exception {
-        sharedAnswer(folder());                 // the first checkout's files are parsed (or were), in this context
         Path copy = Files.createTempDirectory("pybridge-secondary-copy");
         for (String rel : new String[] {"p/A.java", "p/B.java", "p/C.java", "p/Broken.java", "p/Shout.JAVA",
                 "p/Moving.java", "p/sub/Deep.java", "p/User.java"}) {
@@ -154,20 +153,37 @@ public class SecondaryTypesTest {
         // one file differs from the first checkout: its secondary type is another
         Files.write(copy.resolve("p/B.java"), "package p;\npublic class B {}\nclass Dup2 { int b; }\n"
                 .getBytes(StandardCharsets.UTF_8));
-        ClasspathDirectory dir = (ClasspathDirectory) FileSystem.getClasspath(copy.toString(), "UTF-8", true, null,
-                null, options(), null);
-        dir.getModulesDeclaringPackage("p", null);
         ClasspathDirectory jdtDir = (ClasspathDirectory) FileSystem.getClasspath(copy.toString(), "UTF-8", true, null,
                 null, options(), null);
         jdtDir.getModulesDeclaringPackage("p", null);
         Map<String, String> jdt = jdtAnswer(jdtDir);
         assertTrue(jdt.containsKey("Dup2") && jdt.get("Helper").startsWith(copy.toString()));
-        long parsed = SecondaryTypes.parsedFiles();
-        long reused = SecondaryTypes.reusedFiles();
-        // The copies are new paths changed just now (racy): read, and parsed only where the bytes are new.
-        assertEquals(jdt, sharedAnswer(dir));
-        assertEquals("only the file that differs is parsed", parsed + 1, SecondaryTypes.parsedFiles());
-        assertEquals("the other 6 source files of the package are reused", reused + 6, SecondaryTypes.reusedFiles());
+        boolean was = SecondaryTypes.byContent;
+        try {
+            // By content (the warm worker's way): the first checkout's files parsed, then the copies (new
+            // paths, changed just now: racy) read, and parsed only where the bytes are new.
+            SecondaryTypes.byContent = true;
+            SecondaryTypes.clear();
+            sharedAnswer(folder());
+            long parsed = SecondaryTypes.parsedFiles();
+            long reused = SecondaryTypes.reusedFiles();
+            assertEquals(jdt, sharedAnswer(copyFolder(copy)));
+            assertEquals("only the file that differs is parsed", parsed + 1, SecondaryTypes.parsedFiles());
+            assertEquals("the other 6 source files of the package are reused", reused + 6, SecondaryTypes.reusedFiles());
+            // Without (a worker that indexes once and exits): each racy copy is parsed.
+            SecondaryTypes.byContent = false;
+            assertEquals(jdt, sharedAnswer(copyFolder(copy)));
+            assertEquals(parsed + 1 + 7, SecondaryTypes.parsedFiles());
+        } finally {
+            SecondaryTypes.byContent = was;
+        }
+    }
+
+    private static ClasspathDirectory copyFolder(Path copy) {
+        ClasspathDirectory dir = (ClasspathDirectory) FileSystem.getClasspath(copy.toString(), "UTF-8", true, null,
+                null, options(), null);
+        dir.getModulesDeclaringPackage("p", null);
+        return dir;
     }
 
     private static String bundleVersion(Class<?> c) throws Exception {
