@@ -4,7 +4,6 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,9 +65,7 @@ public class AnnotationNamesTest {
     }
 
     private static void write(String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
+        TestSupport.write(root, rel, text);
     }
 
     private static final String[] KINDS = {"read", "write", "read_write", "invocation", "construction", "method_reference", "type_use"};

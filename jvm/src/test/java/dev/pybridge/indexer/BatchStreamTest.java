@@ -4,26 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.Test;
 
 /** The stream indexes ahead of its consumer (a bounded queue), and stops when the consumer leaves. */
 public class BatchStreamTest {
-    private static String[] module(Path root, int classes) throws IOException {
-        Path pkg = Files.createDirectories(root.resolve("gen"));
-        String[] files = new String[classes];
-        for (int i = 0; i < classes; i++) {
-            Path p = pkg.resolve("C" + i + ".java");
-            Files.write(p, ("package gen;\npublic class C" + i + " { int f; int m() { return f; } }\n")
-                    .getBytes(StandardCharsets.UTF_8));
-            files[i] = p.toString();
-        }
-        return files;
-    }
-
     private static void awaitDone(BatchStream stream, int atLeast) throws InterruptedException {
         long until = System.nanoTime() + 60_000_000_000L;
         while (stream.done() < atLeast && System.nanoTime() < until) Thread.sleep(20);
@@ -33,7 +19,8 @@ public class BatchStreamTest {
     public void indexesAheadOfTheConsumerUpToItsCapacityThenWaits() throws Exception {
         Path root = Files.createTempDirectory("pybridge-stream-test");
         int n = 40;
-        BatchStream stream = Indexer.stream(module(root, n), new String[] {root.toString()}, new String[0], "17",
+        String[] sources = TestSupport.module(root, n, false);
+        BatchStream stream = Indexer.stream(sources, new String[] {root.toString()}, new String[0], "17",
                 "UTF-8", false, 2);
         // Nobody consumes yet: the indexing thread fills the queue, then waits.
         awaitDone(stream, 2 * BatchStream.CAPACITY);
@@ -51,7 +38,8 @@ public class BatchStreamTest {
     @Test
     public void closingTheStreamEndsTheIndexingThread() throws Exception {
         Path root = Files.createTempDirectory("pybridge-stream-test");
-        BatchStream stream = Indexer.stream(module(root, 40), new String[] {root.toString()}, new String[0], "17",
+        String[] sources = TestSupport.module(root, 40, false);
+        BatchStream stream = Indexer.stream(sources, new String[] {root.toString()}, new String[0], "17",
                 "UTF-8", false, 1);
         awaitDone(stream, BatchStream.CAPACITY);
         stream.close();

@@ -5,15 +5,11 @@ import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import org.eclipse.jdt.core.JavaCore;
-import org.eclipse.jdt.core.dom.AST;
 import org.eclipse.jdt.core.dom.ASTParser;
 import org.eclipse.jdt.core.dom.ASTVisitor;
 import org.eclipse.jdt.core.dom.CompilationUnit;
@@ -30,17 +26,11 @@ public class BindingTablesTest {
         StringBuilder src = new StringBuilder("package q;\nimport java.util.List;\npublic class P {\n");
         for (int i = 0; i < 40; i++) src.append("  List<P").append(i).append("> f").append(i).append(";\n");
         src.append("}\n");
-        for (int i = 0; i < 40; i++) write(root, "q/P" + i + ".java", "package q;\npublic class P" + i + " {}\n");
-        write(root, "q/P.java", src.toString());
-        write(root, "q/R.java", "package q;\nimport java.util.List;\npublic class R { List<P3> a; List<P3> b; }\n");
+        for (int i = 0; i < 40; i++) TestSupport.write(root, "q/P" + i + ".java", "package q;\npublic class P" + i + " {}\n");
+        TestSupport.write(root, "q/P.java", src.toString());
+        TestSupport.write(root, "q/R.java", "package q;\nimport java.util.List;\npublic class R { List<P3> a; List<P3> b; }\n");
 
-        ASTParser parser = ASTParser.newParser(AST.getJLSLatest());
-        Map<String, String> options = JavaCore.getOptions();
-        JavaCore.setComplianceOptions(JavaCore.VERSION_17, options);
-        parser.setCompilerOptions(options);
-        parser.setKind(ASTParser.K_COMPILATION_UNIT);
-        parser.setResolveBindings(true);
-        parser.setEnvironment(new String[0], new String[] {root.toString()}, new String[] {"UTF-8"}, true);
+        ASTParser parser = TestSupport.bindingParser(root, false);
         List<Object> tables = new ArrayList<>();
         List<ITypeBinding> types = new ArrayList<>();
         parser.createASTs(new String[] {root.resolve("q/P.java").toString(), root.resolve("q/R.java").toString()},
@@ -69,9 +59,4 @@ public class BindingTablesTest {
         assertEquals("java.util.List<q.P3>", types.get(40).getQualifiedName());
     }
 
-    private static void write(Path root, String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
-    }
 }

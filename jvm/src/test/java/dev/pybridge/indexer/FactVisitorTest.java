@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.assertFalse;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +25,7 @@ public class FactVisitorTest {
     @BeforeClass
     public static void setUp() throws IOException {
         Path root = Files.createTempDirectory("pybridge-factory-test");
-        Path box = write(root, "d/Box.java",
+        Path box = TestSupport.write(root, "d/Box.java",
                 "package d;\n"
                 + "public class Box<T> {\n"
                 + "  T v;\n"
@@ -37,7 +36,7 @@ public class FactVisitorTest {
                 + "  public class Inner<S> { public Inner(S s, T t) {} }\n"
                 + "  public static class Nested<S extends Comparable<S>> { public Nested(S s) {} }\n"
                 + "}\n");
-        Path u = write(root, "d/Use.java",
+        Path u = TestSupport.write(root, "d/Use.java",
                 "package d;\n"
                 + "import java.util.HashMap;\n"
                 + "public class Use {\n"
@@ -58,12 +57,6 @@ public class FactVisitorTest {
         strings = batch.strings.split("\0", -1);
     }
 
-    private static Path write(Path root, String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
-        return p;
-    }
 
     /** The constructor keys (keys with a parameter list) of Use.java's construction references on {@code line}, in order. */
     private static List<String> constructions(int line) {

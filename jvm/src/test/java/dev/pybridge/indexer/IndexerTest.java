@@ -53,9 +53,7 @@ public class IndexerTest {
     }
 
     private static void write(String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
+        TestSupport.write(root, rel, text);
     }
 
     private static final String[] KINDS = {"read", "write", "read_write", "invocation", "construction", "method_reference", "type_use"};

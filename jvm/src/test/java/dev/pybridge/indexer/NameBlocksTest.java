@@ -4,7 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -76,9 +75,7 @@ public class NameBlocksTest {
     }
 
     private static void write(String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
+        TestSupport.write(root, rel, text);
     }
 
     /**

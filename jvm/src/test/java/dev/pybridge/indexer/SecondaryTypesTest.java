@@ -45,9 +45,7 @@ public class SecondaryTypesTest {
     }
 
     private static void write(String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
+        TestSupport.write(root, rel, text);
     }
 
     private static Map<String, String> options() {

@@ -9,14 +9,12 @@ import static org.junit.Assert.assertTrue;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.eclipse.jdt.core.JavaCore;
 import org.eclipse.jdt.core.dom.AST;
 import org.eclipse.jdt.core.dom.ASTParser;
 import org.eclipse.jdt.core.dom.ASTVisitor;
@@ -37,11 +35,6 @@ import org.junit.Test;
  * resolver maps and drops its method bodies.
  */
 public class SelectorMethodsTest {
-    private static void write(Path root, String rel, String text) throws IOException {
-        Path p = root.resolve(rel);
-        Files.createDirectories(p.getParent());
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8));
-    }
 
     private static String[] names(IMethodBinding[] methods) {
         String[] out = new String[methods.length];
@@ -64,15 +57,15 @@ public class SelectorMethodsTest {
     public void theMethodsOfOneNameAreGetDeclaredMethodsOnesInItsOrder() throws IOException {
         Path root = Files.createTempDirectory("pybridge-selector-methods");
         // S lives on the sourcepath only: U calls one overload of it.
-        write(root, "q/S.java", "package q;\nimport java.util.List;\npublic class S<T> {\n"
+        TestSupport.write(root, "q/S.java", "package q;\nimport java.util.List;\npublic class S<T> {\n"
                 + "  public S() {}\n  public S(int a) {}\n"
                 + "  public void m(String s) {}\n  public void other(List<T> l) {}\n  public void m(int i) {}\n"
                 + "  public <X> X m(X x, T t) { return x; }\n  static void m() {}\n}\n");
-        write(root, "q/U.java", "package q;\nimport java.util.ArrayList;\npublic class U {\n"
+        TestSupport.write(root, "q/U.java", "package q;\nimport java.util.ArrayList;\npublic class U {\n"
                 + "  void use(S<String> s, ArrayList<String> a) { s.m(1); a.add(\"x\"); new S<String>(2); }\n}\n");
         Map<String, ITypeBinding> owners = new LinkedHashMap<>();
         List<CompilationUnitDeclaration> units = new ArrayList<>();
-        ASTParser parser = parser(root);
+        ASTParser parser = TestSupport.bindingParser(root, true);
         parser.createASTs(new String[] {root.resolve("q/U.java").toString()}, new String[] {"UTF-8"}, new String[0],
                 new FileASTRequestor() {
                     @Override
@@ -133,18 +126,6 @@ public class SelectorMethodsTest {
         for (TypeDeclaration t : unit.types) {
             for (AbstractMethodDeclaration m : t.methods) assertNull(m.statements);
         }
-    }
-
-    private static ASTParser parser(Path root) {
-        ASTParser parser = ASTParser.newParser(AST.getJLSLatest());
-        Map<String, String> options = JavaCore.getOptions();
-        JavaCore.setComplianceOptions(JavaCore.VERSION_17, options);
-        parser.setCompilerOptions(options);
-        parser.setKind(ASTParser.K_COMPILATION_UNIT);
-        parser.setResolveBindings(true);
-        parser.setBindingsRecovery(true);
-        parser.setEnvironment(new String[0], new String[] {root.toString()}, new String[] {"UTF-8"}, true);
-        return parser;
     }
 
     private static void assertMapsEmpty(CompilationUnit ast) {

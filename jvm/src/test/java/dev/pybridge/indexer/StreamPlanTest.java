@@ -3,10 +3,7 @@ package dev.pybridge.indexer;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
-import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,19 +13,6 @@ import org.junit.Test;
 
 /** Several requests streamed in order, two indexed at once: the same batches as one by one. */
 public class StreamPlanTest {
-    private static String[] module(Path root, int classes) throws IOException {
-        Path pkg = Files.createDirectories(root.resolve("gen"));
-        String[] files = new String[classes];
-        for (int i = 0; i < classes; i++) {
-            Path p = pkg.resolve("C" + i + ".java");
-            String next = "C" + ((i + 1) % classes);
-            Files.write(p, ("package gen;\npublic class C" + i + " { int f; " + next + " n; int m() { return n.f + f; } }\n")
-                    .getBytes(StandardCharsets.UTF_8));
-            files[i] = p.toString();
-        }
-        return files;
-    }
-
     /** A batch's files and facts (keys and counts per file). */
     private static List<String> lines(Batch b) {
         List<String> out = new ArrayList<>();
@@ -66,7 +50,7 @@ public class StreamPlanTest {
     @Test
     public void readingBatchesAsTheyAreReadyGivesEachRequestItsOwnInOrder() throws Exception {
         Path root = Files.createTempDirectory("pybridge-plan-test");
-        String[] files = module(root, 30);
+        String[] files = TestSupport.module(root, 30, true);
         List<String> one = read(plan(files, root, 1, 7));
         StreamPlan plan = requests(files, root, 2, 7);
         BatchStream[] streams = plan.start();
@@ -94,7 +78,7 @@ public class StreamPlanTest {
     @Test
     public void twoThreadsStreamTheSameFactsInTheSameOrderAsOne() throws Exception {
         Path root = Files.createTempDirectory("pybridge-plan-test");
-        String[] files = module(root, 30);
+        String[] files = TestSupport.module(root, 30, true);
         List<String> one = read(plan(files, root, 1, 7));
         List<String> two = read(plan(files, root, 2, 7));
         assertEquals(30 + 5, one.size());      // 30 files, 5 requests
@@ -104,7 +88,7 @@ public class StreamPlanTest {
     @Test
     public void aRequestIsIndexedAheadOnlyWithinTheThreads() throws Exception {
         Path root = Files.createTempDirectory("pybridge-plan-test");
-        String[] files = module(root, 12);
+        String[] files = TestSupport.module(root, 12, true);
         BatchStream[] streams = plan(files, root, 2, 4);    // 3 requests
         long until = System.nanoTime() + 60_000_000_000L;
         while ((streams[0].done() < 4 || streams[1].done() < 4) && System.nanoTime() < until) Thread.sleep(20);
@@ -123,7 +107,7 @@ public class StreamPlanTest {
     @Test
     public void closingAStreamLetsTheNextOneStartAndEndsNothingElse() throws Exception {
         Path root = Files.createTempDirectory("pybridge-plan-test");
-        String[] files = module(root, 12);
+        String[] files = TestSupport.module(root, 12, true);
         BatchStream[] streams = plan(files, root, 1, 4);
         streams[0].close();
         List<String> rest = read(new BatchStream[] {streams[1], streams[2]});
