@@ -175,8 +175,12 @@ def _files_asked(request: Any) -> int:
 
 def _waiting(stream: IO[bytes]) -> bool:
     """Whether the parent has already sent the next message (a sync's next request goes out as soon
-    as the last chunk of the one before is shipped): then the child is not idle."""
-    return bool(select.select([stream], [], [], 0)[0])
+    as the last chunk of the one before is shipped): then the child is not idle. True where a pipe
+    cannot be polled (Windows' select takes sockets only): the child then never collects."""
+    try:
+        return bool(select.select([stream], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def _collect_heap(jpype: ModuleType) -> bool:

@@ -20,3 +20,13 @@ def test_a_request_is_waiting_exactly_when_the_parent_has_written_one():
         assert child._waiting(stream)
         assert protocol.receive(stream) == ("ping",)
         assert not child._waiting(stream)
+
+
+def test_a_stream_that_cannot_be_polled_counts_as_a_request_waiting(tmp_path):
+    """Where select cannot poll the child's input (a closed stream here; a pipe on Windows), the child
+    takes a request to be waiting, and so never collects the heap instead of failing."""
+    read_fd, write_fd = os.pipe()
+    os.close(write_fd)
+    stream = os.fdopen(read_fd, "rb", buffering=0)
+    stream.close()
+    assert child._waiting(stream)
