@@ -414,7 +414,21 @@ class Worker:
 
     def layout_args(self) -> list[str]:
         """The JVM options every child starts with (the heap, the collector, the compiler), besides
-        its Java agents and class-data archive; a class-data archive is made for one set of them."""
+        its Java agents and class-data archive: `archive_layout` with `runtime_args` before the
+        options of PYBRIDGE_JVM_ARGS, which come last and so win."""
+        return [*self._fixed_args(), *self.runtime_args(), *self.extra_jvm_args]
+
+    def runtime_args(self) -> list[str]:
+        """The options that do not decide a class-data archive's layout: how the heap is kept
+        (`gc_args`, huge pages) and the indexer's own properties (`indexer_properties`)."""
+        return [*self.gc_args, *huge_page_args(), *self.indexer_properties]
+
+    def archive_layout(self) -> list[str]:
+        """`layout_args` without `runtime_args`: what a class-data archive's key names (cds.py), so
+        that a warm and a one-shot worker share one archive, with huge pages or without."""
+        return [*self._fixed_args(), *self.extra_jvm_args]
+
+    def _fixed_args(self) -> list[str]:
         # C1 only: on 2 cores C2's compile threads compete with the indexer; measured on
         # commons-lang3 (bench/indexer_vs_ecj.py) a cold request took 3.4 s instead of 6.2 s
         # and warm requests were faster too. One compiler thread (ergonomics gave two): the
@@ -426,18 +440,7 @@ class Worker:
         return [f"-Xmx{self.heap}", *_initial_heap(self.heap), "-Xss8m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:+DisableExplicitGC",
                 "-XX:+UseParallelGC", "-XX:ParallelGCThreads=2", "-XX:TieredStopAtLevel=1",
-                "-XX:CICompilerCount=1", *self.runtime_args(), *self.extra_jvm_args]
-
-    def runtime_args(self) -> list[str]:
-        """The options that do not decide a class-data archive's layout: how the heap is kept
-        (`gc_args`, huge pages) and the indexer's own properties (`indexer_properties`)."""
-        return [*self.gc_args, *huge_page_args(), *self.indexer_properties]
-
-    def archive_layout(self) -> list[str]:
-        """`layout_args` without `runtime_args`: what a class-data archive's key names (cds.py), so
-        that a warm and a one-shot worker share one archive, with huge pages or without."""
-        runtime = set(self.runtime_args())
-        return [a for a in self.layout_args() if a not in runtime]
+                "-XX:CICompilerCount=1"]
 
     def _start(self, agents: tuple[str, ...]) -> None:
         classpath = self.jar_classpath()
