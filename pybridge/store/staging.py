@@ -544,9 +544,8 @@ class Staging:
             s = seeds.get(target)
             if s is None:
                 known = cache.get(target)
-                if known is not None and (known[_SCIP] is not None or not target_scip):
-                    pass        # a reference adds nothing to a symbol stored with its SCIP symbol
-                else:
+                # a reference adds nothing to a symbol stored with its SCIP symbol (or given none here)
+                if known is None or (known[_SCIP] is None and target_scip):
                     s = seeds[target] = _Seed()
             if s is not None and s.scip is None and target_scip:
                 s.scip = target_scip
