@@ -1,7 +1,9 @@
 """A file's summary for incremental sync (pybridge/sync/summary.py)."""
 
+import random
+
 from pybridge.edits.names import why_invalid
-from pybridge.sync.summary import IDENTIFIER, RESERVED, names
+from pybridge.sync.summary import IDENTIFIER, RESERVED, body_start, names
 
 
 def test_names_leave_out_keywords_and_literals_but_keep_every_name_a_declaration_can_have():
@@ -62,10 +64,6 @@ def _body_start_by_character(text: str, pos: int, end: int) -> int:
 def test_body_start_finds_what_a_walk_of_every_character_finds(samples):
     """Every start and end in the samples' sources, and random texts of the characters it acts on
     (comments, literals, brackets, escapes, text blocks) with a few that it does not."""
-    import random
-
-    from pybridge.sync.summary import body_start
-
     texts = [p.read_text(encoding="utf-8") for p in sorted(samples.rglob("*.java"))]
     rng = random.Random(7)
     alphabet = ["/", "*", "\n", '"', "'", "\\", "(", ")", "[", "]", "{", "}", ";", "a", " ", '"""', "//", "/*", "*/"]

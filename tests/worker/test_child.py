@@ -22,7 +22,7 @@ def test_a_request_is_waiting_exactly_when_the_parent_has_written_one():
         assert not child._waiting(stream)
 
 
-def test_a_stream_that_cannot_be_polled_counts_as_a_request_waiting(tmp_path):
+def test_a_stream_that_cannot_be_polled_counts_as_a_request_waiting():
     """Where select cannot poll the child's input (a closed stream here; a pipe on Windows), the child
     takes a request to be waiting, and so never collects the heap instead of failing."""
     read_fd, write_fd = os.pipe()
