@@ -47,8 +47,8 @@ import org.eclipse.jdt.internal.compiler.util.Util;
  * before it was parsed is read again next time (git's racy-file rule: a second change within the
  * file system's time granularity could leave the stat unchanged). With {@link #byContent} (the warm
  * worker's), a file read is parsed only if no file with the same bytes was: a new checkout of the
- * same repository (a git worktree) reuses the parses of its sibling's files, which have other paths. The answer, built in the same
- * order from the same parse, is the one JDT would build: the JUnit test
+ * same repository (a git worktree) reuses the parses of its sibling's files, which have other paths.
+ * The answer, built in the same order from the same parse, is the one JDT would build: the JUnit test
  * {@code SecondaryTypesTest} compares the two on a folder with every case.
  *
  * <p>JDT internals this reads (ecj 3.46.100, checked by {@code SecondaryTypesTest}): the private
@@ -215,7 +215,7 @@ final class SecondaryTypes {
                 REUSED.incrementAndGet();
                 return last.names;
             }
-            String[] names = byContent(file);
+            String[] names = namesOf(file);
             if (stat != null && stat.changedMillis < now - RACY_MILLIS) {
                 FILES.put(key, new Parsed(stat.stamp, names));
             } else {
@@ -224,8 +224,8 @@ final class SecondaryTypes {
             return names;
         }
 
-        /** The names parsed from a file with the same bytes, else parsed from this file's. */
-        private String[] byContent(String file) {
+        /** With {@link #byContent}, the names parsed from a file with the same bytes, else this file's parsed. */
+        private String[] namesOf(String file) {
             if (!byContent) {
                 PARSED.incrementAndGet();
                 return parse(file, null);
