@@ -563,17 +563,23 @@ class LiveIndex:
                 return self._changed(t, number, exc) or self._failed(t, number, exc)
             except PybridgeError as exc:
                 return self._changed(t, number, exc) or self._failed(t, number, exc)
-            self._load_scope(t)
-            published = getattr(result, "published", False)
-            proven = getattr(result, "epoch", None)
-            with self.cond:
-                t.proof = (result.generation, proven) if published and proven is not None else None
-            if later and published:
-                t.after = (number, result.generation)      # `_after_answer`
-            elif published and number is not None and result.generation != number:
-                self._note_last_edit(t, number, result.generation)
-            return {"outcome": "published", "generation": result.generation,
-                    "syncSeconds": round(result.duration_s, 3)}, None
+            return self._synced(t, number, result, later), None
+
+    def _synced(self, t: Target, number: int | None, result: Any, later: bool) -> dict[str, Any]:
+        """The outcome of a catch-up whose sync returned `result` over generation `number`: the scope
+        reloaded, the freshness proof kept, and the last edit's diff noted (or left, with the store's
+        collection, to `_after_answer` when `later`)."""
+        self._load_scope(t)
+        published = getattr(result, "published", False)
+        proven = getattr(result, "epoch", None)
+        with self.cond:
+            t.proof = (result.generation, proven) if published and proven is not None else None
+        if later and published:
+            t.after = (number, result.generation)      # `_after_answer`
+        elif published and number is not None and result.generation != number:
+            self._note_last_edit(t, number, result.generation)
+        return {"outcome": "published", "generation": result.generation,
+                "syncSeconds": round(result.duration_s, 3)}
 
     def _sync(self, t: Target, **extra: Any) -> Any:
         """One sync of `t` on the warm worker, as every catch-up runs it."""
@@ -588,9 +594,14 @@ class LiveIndex:
         Whatever it answers, the outcome is the stat comparison's: unchanged."""
         t.rehearsed = True
         try:
-            self._sync(t, rehearse=True, collect=False)
+            result = self._sync(t, rehearse=True, collect=False)
         except Exception:  # a rehearsal only saves time; the next catch-up runs as it would have
             log.warning("the rehearsal catch-up of %s failed", t.root, exc_info=True)
+            return {"outcome": "unchanged", "generation": number}, None
+        if getattr(result, "published", False) and result.generation != number:
+            # an edit landed between the stat comparison and the rehearsal's own: it synced and published
+            # as any catch-up does, and says so (status' lastCatchUp, the last edit's diff)
+            return self._synced(t, number, result, later=True), None
         return {"outcome": "unchanged", "generation": number}, None
 
     def _still_proven(self, t: Target, number: int, snap: Snapshot) -> bool:

@@ -607,6 +607,30 @@ def test_the_first_catch_up_with_nothing_changed_rehearses_one_edit_once_and_pub
     assert _current(root, home).number == 2
 
 
+def test_a_rehearsal_that_finds_an_edit_publishes_it_and_says_so(reactor):
+    """Seen in CI: the edit landed after the start-up check compared the stats and before its rehearsal
+    read the files, so the rehearsal synced and published generation 2, yet the catch-up said
+    "unchanged": status had no lastCatchUp and no diff of the last edit, while the answers were at 2."""
+    root, home = reactor
+    calls: list[dict] = []
+
+    def edit_before_the_rehearsal(*args, **kwargs):
+        calls.append(kwargs)
+        if kwargs.get("rehearse"):
+            add_a_call_to_normalize(root)
+        return sync(*args, **kwargs)
+
+    with _live(root, home, sync_function=edit_before_the_rehearsal, rehearse=True) as live:
+        target = live.targets[root]
+        _wait(live, lambda: target.last_sync is not None and not target.syncing and not target.noting)
+        assert calls[0].get("rehearse") is True
+        status = live.describe(root)
+        assert status is not None
+        assert status["lastCatchUp"]["outcome"] == "published" and status["lastCatchUp"]["generation"] == 2
+        assert target.catch_ups >= 1 and status["lastEdit"] is not None
+    assert _current(root, home).number == 2
+
+
 def test_a_burst_of_edits_is_debounced_into_one_catch_up(reactor):
     root, home = reactor
     with _live(root, home, debounce_s=5.0) as live:
