@@ -591,16 +591,16 @@ class LiveIndex:
         """The first catch-up of a workspace that finds nothing changed syncs anyway, with `rehearse`:
         one unchanged file is indexed again and nothing is published (`pybridge.sync.pipeline._rehearse`),
         so that the first edit an agent makes finds the caches the later ones find (PYBRIDGE_LIVE_REHEARSE).
-        Whatever it answers, the outcome is the stat comparison's: unchanged."""
+        Its outcome is the stat comparison's, unchanged, unless an edit landed between that comparison
+        and the rehearsal's own: then the rehearsal synced and published as any catch-up does, and its
+        outcome says so (`_synced`; the store's collection, which it left, is `_after_answer`'s)."""
         t.rehearsed = True
         try:
             result = self._sync(t, rehearse=True, collect=False)
         except Exception:  # a rehearsal only saves time; the next catch-up runs as it would have
             log.warning("the rehearsal catch-up of %s failed", t.root, exc_info=True)
             return {"outcome": "unchanged", "generation": number}, None
-        if getattr(result, "published", False) and result.generation != number:
-            # an edit landed between the stat comparison and the rehearsal's own: it synced and published
-            # as any catch-up does, and says so (status' lastCatchUp, the last edit's diff)
+        if getattr(result, "published", False):
             return self._synced(t, number, result, later=True), None
         return {"outcome": "unchanged", "generation": number}, None
 
