@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Declaration kinds, spelled as the tools spell them (DESIGN section 7).
 DECL_KINDS = (
@@ -165,3 +165,7 @@ class FileFacts:
     failure: str | None = None               # set when the visitor failed on this file
     # The tokens this file leaves unaccounted for, one entry per token (empty when complete).
     blocked: list[Blocked] = field(default_factory=list)
+    # binding key -> signature (`pybridge.sync.summary`'s), when the indexer computed them from the
+    # file's text (dev.pybridge.indexer.Signatures); None: the parent computes them. Not a fact:
+    # left out of comparisons.
+    signatures: dict[str, list[Any]] | None = field(default=None, compare=False, repr=False)

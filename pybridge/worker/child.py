@@ -115,8 +115,8 @@ def main() -> int:
             else:
                 batch = Indexer.index(*args, listener)
                 payload = _payload(batch)
-                # index() + 8 field reads + progress callbacks from Java
-                payload["jpype_calls"] = 9 + Progress.calls
+                # index() + 9 field reads + progress callbacks from Java
+                payload["jpype_calls"] = 10 + Progress.calls
                 del batch
                 protocol.send(proto_out, ("result", payload))
         except jpype.JException as e:  # a Java exception other than OutOfMemoryError
@@ -225,6 +225,7 @@ def _payload(batch: Any) -> dict[str, Any]:
         "probs": memoryview(batch.probs).tobytes(),
         "exts": memoryview(batch.exts).tobytes(),
         "blocks": memoryview(batch.blocks).tobytes(),
+        "sigs": memoryview(batch.sigs).tobytes(),
         "elapsed_ms": int(batch.elapsedMillis),
     }
 
@@ -255,7 +256,7 @@ def _ship(stream: Any, shipped: _Shipped, proto_out: IO[bytes], protocol: Module
         shipped.said = done
         protocol.send(proto_out, ("progress", done, total, *tail))
     payload = _payload(batch)
-    shipped.calls += 8
+    shipped.calls += 9
     del batch
     shipped.elapsed = payload["elapsed_ms"]
     protocol.send(proto_out, ("chunk", payload, *tail))

@@ -26,7 +26,7 @@ from pybridge.facts import (
     Span,
 )
 
-FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH = 15, 16, 9, 3, 8, 4, 8
+FILE_WIDTH, DECL_WIDTH, REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH, SIG_WIDTH = 16, 16, 9, 3, 8, 4, 8, 2
 
 
 def _ints(data: bytes) -> array[int]:
@@ -53,6 +53,7 @@ def decode(payload: dict[str, Any]) -> list[FileFacts]:
     probs = _ints(payload["probs"])
     exts = _ints(payload["exts"])
     blocks = _ints(payload["blocks"])
+    sigs = _ints(payload["sigs"])
     # tuple.__new__ skips the NamedTuples' Python-level __new__ (a few hundred thousand facts a batch).
     new = tuple.__new__
     out: list[FileFacts] = []
@@ -79,5 +80,11 @@ def decode(payload: dict[str, Any]) -> list[FileFacts]:
         ff.blocked = [new(Blocked, (s[name], BLOCK_REASONS[reason], new(Span, (l1, c1, e1, f1)), can_name, arity))
                       for name, reason, l1, c1, e1, f1, can_name, arity
                       in _rows(blocks, row[13], row[14], BLOCK_WIDTH)]
+        if row[15]:      # the indexer's signatures (summary.signatures' entries), one row per declaration
+            signatures: dict[str, list[Any]] = {}
+            for d, (sup, digest) in zip(ff.declarations, _rows(sigs, row[2], row[3], SIG_WIDTH), strict=True):
+                if digest >= 0:
+                    signatures[d.key] = [d.kind, d.name, d.declaring_key, s[sup], s[digest], d.modifiers]
+            ff.signatures = signatures
         out.append(ff)
     return out

@@ -31,4 +31,5 @@ def is_generated(path: Path | str, roots: tuple[Path, ...]) -> bool:
 def mark_generated(ff: FileFacts) -> FileFacts:
     """The same facts with every declaration and reference marked as generated."""
     return replace(ff, declarations=[d._replace(modifiers=d.modifiers | DECL_GENERATED) for d in ff.declarations],
-                   references=[r._replace(flags=r.flags | REF_IN_GENERATED) for r in ff.references])
+                   references=[r._replace(flags=r.flags | REF_IN_GENERATED) for r in ff.references],
+                   signatures=None)     # the indexer's were computed with the modifiers unmarked

@@ -1,9 +1,12 @@
 """A file's summary for incremental sync (pybridge/sync/summary.py)."""
 
 import random
+from pathlib import Path
 
 from pybridge.edits.names import why_invalid
-from pybridge.sync.summary import IDENTIFIER, RESERVED, body_start, names
+from pybridge.sync.summary import IDENTIFIER, RESERVED, body_start, names, signatures
+from pybridge.worker import IndexRequest, Worker
+from tests.support.indexing import java_files
 
 
 def test_names_leave_out_keywords_and_literals_but_keep_every_name_a_declaration_can_have():
@@ -76,3 +79,88 @@ def test_body_start_finds_what_a_walk_of_every_character_finds(samples):
                 assert body_start(text, pos, end) == _body_start_by_character(text, pos, end), (text, pos, end)
                 checked += 1
     assert checked > 50_000
+
+
+# Every case `summary.signatures` handles, in files the indexer reads: Javadoc with quotes, backslashes,
+# tabs, form feeds and a control character; text beyond Latin-1 and beyond the BMP; a text block; an
+# annotation's methods (no body to stop at); enum constants with bodies; a record; members of local and
+# anonymous classes (inside bodies: no signature); annotations with braces before a body; CRLF and CR
+# line breaks; a file with syntax errors.
+_SIGNED = {
+    "p/Tricky.java": (
+        "package p;\n\n"
+        "import java.util.List;\n\n"
+        "/** A \"quoted\" \\ backslash,\ta tab,\f a form feed, \u0001 a control, é, 🎉 beyond the BMP. */\n"
+        "public class Tricky<T extends Comparable<T>> extends Base implements Runnable, java.io.Serializable {\n"
+        "    /** Größe 🎉 */ public static final String S = \"\"\"\n"
+        "        a { text ; block \" \\\"\"\" \n        \"\"\";\n"
+        "    @SuppressWarnings({\"unchecked\", \"rawtypes\"}) /* { */ // ;\n"
+        "    protected <U extends List<? super T>> U[] m(final U[] a, int... more) throws Exception { return a; }\n"
+        "    char c = '{'; char d = '\\''; int[] e = {1, 2};\n"
+        "    public void run() { class Local { int hidden() { return 1; } }\n"
+        "        new Runnable() { public void run() {} }; }\n"
+        "    enum Color { RED(1) { int x() { return 2; } }, GREEN(2); Color(int v) {} int x() { return 0; } }\n"
+        "    record R(int a, @Deprecated String b) implements Comparable<R> {\n"
+        "        public int compareTo(R o) { return 0; } }\n"
+        "    @interface Tag { String value() default \"{\"; int[] n() default {1}; }\n"
+        "    interface Shape { double area(); default double twice() { return 2 * area(); } }\n"
+        "    Tricky() { super(); }\n"
+        "}\n"),
+    "p/Base.java": ("package p;\r\n/** CRLF */\r\npublic abstract class Base {\r\n  protected abstract void run();\r\n"
+                    "  int f;\r\n}\r\n"),
+    "p/Cr.java": ("package p;\r/** CR only */\rpublic class Cr extends Base {\r  public void run() {}\r"
+                  "  int g = 1;\r}\r"),
+    "p/Broken.java": "package p;\npublic class Broken extends Missing { void m( { }\n",
+}
+
+
+def _signed_sources(root: Path) -> list[str]:
+    for rel, text in _SIGNED.items():
+        path = root / "src" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return java_files(root / "src")
+
+
+def test_the_indexer_computes_the_signatures_summary_would(worker, samples, tmp_path):
+    """dev.pybridge.indexer.Signatures is `summary.signatures` in the JVM: the same entries, digest for
+    digest, on the tricky sources and on every sample, or none at all (then Python computes them)."""
+    roots = [tmp_path / "src", samples / "kitchen-sink" / "src/main/java", samples / "renames" / "app/src/main/java",
+             samples / "edits" / "src/main/java"]
+    _signed_sources(tmp_path)
+    files = []
+    for root in roots:
+        files += worker.index(IndexRequest(files=java_files(root), sourcepath=[str(root)])).files
+    assert len(files) > 20
+    for ff in files:
+        assert ff.signatures is not None, ff.path
+        text = Path(ff.path).read_bytes().decode("utf-8", errors="replace")
+        assert ff.signatures == signatures(text, ff), ff.path
+    by_name = {Path(ff.path).name: ff for ff in files}
+    tricky = by_name["Tricky.java"].signatures
+    assert tricky is not None and len(tricky) > 20
+    assert not any("Local" in key or "hidden" in key for key in tricky)     # inside a body: left out
+
+
+def test_a_text_the_indexer_may_read_otherwise_gets_its_signatures_from_python(worker, tmp_path):
+    """A malformed byte, or a charset other than UTF-8: the indexer leaves the signatures to the parent
+    (None), and the staging computes them (pipeline `_stage_one`)."""
+    src = tmp_path / "src" / "p"
+    src.mkdir(parents=True)
+    (src / "Bad.java").write_bytes(b"package p;\n/** caf\xe9 */\npublic class Bad { void m() {} }\n")
+    (src / "Good.java").write_bytes(b"package p;\npublic class Good { void m() {} }\n")
+    result = worker.index(IndexRequest(files=java_files(tmp_path / "src"), sourcepath=[str(tmp_path / "src")]))
+    by_name = {Path(ff.path).name: ff for ff in result.files}
+    assert by_name["Bad.java"].signatures is None and by_name["Good.java"].declarations
+    assert by_name["Good.java"].signatures is not None
+    latin = worker.index(IndexRequest(files=[str(src / "Good.java")], sourcepath=[str(tmp_path / "src")],
+                                      encoding="ISO-8859-1"))
+    assert latin.files[0].signatures is None
+
+
+def test_the_switch_turns_the_indexers_signatures_off(samples, monkeypatch):
+    monkeypatch.setenv("PYBRIDGE_JVM_ARGS", "-Dpybridge.jvmSignatures=false")
+    root = samples / "kitchen-sink" / "src/main/java"
+    with Worker(heap="512m") as w:
+        files = w.index(IndexRequest(files=java_files(root), sourcepath=[str(root)])).files
+    assert files and all(ff.signatures is None for ff in files)

@@ -24,6 +24,7 @@ from pybridge.worker.decode import (
     PROB_WIDTH,
     REF_WIDTH,
     REL_WIDTH,
+    SIG_WIDTH,
     decode,
 )
 
@@ -41,13 +42,14 @@ def _payload() -> dict:
     probs = [1, S["X"], S["cannot resolve X"], 4, 2, 4, 3, 1]
     exts = [S["Ljava/lang/String;"], 0, S["java.lang.String"], S["scip String"]]
     blocks = [S["Y"], 2, 6, 1, 6, 2, 41, 1]
-    files = [S["/w/A.java"], 1, 0, 2, 0, 2, 0, 1, 0, 1, 0, 1, S["boom"], 0, 1]
-    assert (len(decls), len(refs), len(rels), len(probs), len(exts), len(blocks), len(files)) == (
-        2 * DECL_WIDTH, 2 * REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH, FILE_WIDTH)
+    sigs = [S["X"], S["Y"], -1, -1]     # A's supertypes digest and digest; m without a signature
+    files = [S["/w/A.java"], 1, 0, 2, 0, 2, 0, 1, 0, 1, 0, 1, S["boom"], 0, 1, 1]
+    assert (len(decls), len(refs), len(rels), len(probs), len(exts), len(blocks), len(sigs), len(files)) == (
+        2 * DECL_WIDTH, 2 * REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH, 2 * SIG_WIDTH, FILE_WIDTH)
     return {"strings": "\0".join(STRINGS), "elapsed_ms": 1,
             **{k: array("i", v).tobytes() for k, v in (("files", files), ("decls", decls), ("refs", refs),
                                                         ("rels", rels), ("probs", probs), ("exts", exts),
-                                                        ("blocks", blocks))}}
+                                                        ("blocks", blocks), ("sigs", sigs))}}
 
 
 EXPECTED = FileFacts(
@@ -71,13 +73,15 @@ EXPECTED = FileFacts(
 def test_every_column_of_the_flat_batch_decodes_into_its_field():
     [ff] = decode(_payload())
     assert ff == EXPECTED
+    # the indexer's signatures (summary.signatures' entries): the declaration's own fields and the two digests
+    assert ff.signatures == {"Lp/A;": ["CLASS", "A", "", "X", "Y", 1]}
     # NamedTuples all the way down (the store and the goldens read them by name)
     assert all(type(r) is Reference and type(r.span) is Span for r in ff.references)
     assert all(type(d) is Declaration and type(d.name_span) is Span and type(d.span) is Span
                for d in ff.declarations)
     assert type(ff.problems[0].span) is Span and type(ff.blocked[0].span) is Span
     assert decode({**_payload(), "strings": "", **{k: b"" for k in ("files", "decls", "refs", "rels", "probs",
-                                                                      "exts", "blocks")}}) == []
+                                                                      "exts", "blocks", "sigs")}}) == []
 
 
 def test_decoded_facts_stage_into_rows_with_every_column(tmp_path):

@@ -11,8 +11,8 @@ package dev.pybridge.indexer;
  * and the order of fields documented beside them.
  */
 public final class Batch {
-    /** path, bindingComplete, declStart, declEnd, refStart, refEnd, relStart, relEnd, probStart, probEnd, extStart, extEnd, failure, blockStart, blockEnd. */
-    public static final int FILE_WIDTH = 15;
+    /** path, bindingComplete, declStart, declEnd, refStart, refEnd, relStart, relEnd, probStart, probEnd, extStart, extEnd, failure, blockStart, blockEnd, signed (1: {@link #sigs} holds the file's signature digests). */
+    public static final int FILE_WIDTH = 16;
     /** key, kind, name, display, dotted, scip, nameSpan[4], span[4], modifiers, declaringKey. */
     public static final int DECL_WIDTH = 16;
     /** targetKey, targetScip, span[4], kind, containerKey, flags. */
@@ -25,6 +25,8 @@ public final class Batch {
     public static final int EXT_WIDTH = 4;
     /** name, reason, span[4], canName, arity: one per token a file leaves unaccounted for ({@link NameBlocks}). */
     public static final int BLOCK_WIDTH = 8;
+    /** supertypes digest, digest: one row per declaration row, -1 for a declaration without a signature ({@link Signatures}). */
+    public static final int SIG_WIDTH = 2;
 
     /** The string table, entries separated by NUL. */
     public final String strings;
@@ -35,10 +37,11 @@ public final class Batch {
     public final int[] probs;
     public final int[] exts;
     public final int[] blocks;
+    public final int[] sigs;
     /** Milliseconds spent in createASTs (parse, resolve and visit). */
     public final long elapsedMillis;
 
-    Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, int[] blocks, long elapsedMillis) {
+    Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, int[] blocks, int[] sigs, long elapsedMillis) {
         this.strings = strings;
         this.files = files;
         this.decls = decls;
@@ -47,6 +50,7 @@ public final class Batch {
         this.probs = probs;
         this.exts = exts;
         this.blocks = blocks;
+        this.sigs = sigs;
         this.elapsedMillis = elapsedMillis;
     }
 }

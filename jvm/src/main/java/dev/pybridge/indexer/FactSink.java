@@ -1,12 +1,15 @@
 package dev.pybridge.indexer;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Collects the rows of a batch and interns its strings. Not thread-safe; one per request. */
 final class FactSink {
     private final Map<String, Integer> index = new HashMap<>();
     private final StringBuilder table = new StringBuilder(1 << 16);
+    private final List<String> strings = new ArrayList<>();   // the table, by index
     private int count;
 
     final IntList files = new IntList();
@@ -16,6 +19,8 @@ final class FactSink {
     final IntList probs = new IntList();
     final IntList exts = new IntList();
     final IntList blocks = new IntList();
+    /** supertypes digest, digest: one row per declaration row ({@link Signatures}); -1 for none. */
+    final IntList sigs = new IntList();
 
     private int fileStart;
     private int declStart, refStart, relStart, probStart, extStart, blockStart;
@@ -35,6 +40,7 @@ final class FactSink {
             table.append('\0');
         }
         table.append(s);
+        strings.add(s);
         index.put(s, count);
         return count++;
     }
@@ -48,7 +54,30 @@ final class FactSink {
         blockStart = blocks.size() / Batch.BLOCK_WIDTH;
     }
 
-    void endFile(String path, boolean bindingComplete, String failure) {
+    /**
+     * The signature digests of the current file's declarations, from its text (Python's reading of
+     * the same bytes); false when {@link Signatures} leaves them to Python. Call once, before
+     * {@link #endFile}.
+     */
+    boolean signatures(String text) {
+        int declEnd = decls.size() / Batch.DECL_WIDTH;
+        String[][] out = Signatures.ENABLED && text != null
+                ? Signatures.compute(text, strings, decls, declStart, declEnd, rels, relStart,
+                        rels.size() / Batch.REL_WIDTH)
+                : null;
+        sigs.truncate(declStart * Batch.SIG_WIDTH);
+        for (int i = declStart; i < declEnd; i++) {
+            String[] row = out == null ? null : out[i - declStart];
+            sigs.add(row == null ? -1 : str(row[0]));
+            sigs.add(row == null ? -1 : str(row[1]));
+        }
+        return out != null;
+    }
+
+    void endFile(String path, boolean bindingComplete, String failure, boolean signed) {
+        while (sigs.size() < decls.size() / Batch.DECL_WIDTH * Batch.SIG_WIDTH) {
+            sigs.add(-1);    // no signatures computed: rows of none, so that the table stays aligned
+        }
         files.add(str(path));
         files.add(bindingComplete ? 1 : 0);
         files.add(declStart);
@@ -64,6 +93,7 @@ final class FactSink {
         files.add(str(failure));
         files.add(blockStart);
         files.add(blocks.size() / Batch.BLOCK_WIDTH);
+        files.add(signed ? 1 : 0);
     }
 
     /** Drops whatever the current file emitted (used when its visitor fails midway). */
@@ -126,6 +156,6 @@ final class FactSink {
 
     Batch toBatch(long elapsedMillis) {
         return new Batch(table.toString(), files.toArray(), decls.toArray(), refs.toArray(),
-                rels.toArray(), probs.toArray(), exts.toArray(), blocks.toArray(), elapsedMillis);
+                rels.toArray(), probs.toArray(), exts.toArray(), blocks.toArray(), sigs.toArray(), elapsedMillis);
     }
 }

@@ -269,7 +269,8 @@ public final class Indexer {
             int length = Math.max(p.getSourceEnd() - p.getSourceStart() + 1, 0);
             sink.problem(kind, name, p.getMessage(), visitor.span(start, length), true);
         }
-        sink.endFile(path, complete, failure);
+        boolean signed = sink.signatures(source.pythonText());
+        sink.endFile(path, complete, failure, signed);
     }
 
     static int problemKind(IProblem p) {

@@ -18,6 +18,10 @@ final class IntList {
         size = Math.min(size, newSize);
     }
 
+    int get(int index) {
+        return data[index];
+    }
+
     int size() {
         return size;
     }

@@ -10,6 +10,7 @@ final class SourceText {
     private final String path;
     private final Charset charset;
     private String text;
+    private boolean unread;
 
     SourceText(String path, String encoding) {
         this.path = path;
@@ -32,9 +33,21 @@ final class SourceText {
                 text = new String(Files.readAllBytes(Paths.get(path)), charset);
             } catch (IOException e) {
                 text = "";
+                unread = true;
             }
         }
         return text;
+    }
+
+    /**
+     * The text as Python's sync reads the same bytes ({@code bytes.decode(encoding, errors="replace")}),
+     * for {@link Signatures}: null unless the charset is UTF-8 (whose decoding both agree on for
+     * well-formed bytes), or when the file could not be read.
+     */
+    String pythonText() {
+        if (!charset.equals(java.nio.charset.StandardCharsets.UTF_8)) return null;
+        String t = text();
+        return unread ? null : t;
     }
 
     /** The offset of {@code word} as a whole token in [from, to), or -1. */
