@@ -29,7 +29,6 @@ from pybridge import switches
 from pybridge.errors import PybridgeError
 from pybridge.facts import FileFacts
 from pybridge.store import GenerationInfo, Reader, Staging, Store
-from pybridge.store.staging import FileSummary
 from pybridge.store.store import Sibling, configured_keep
 from pybridge.sync import agents, faults
 from pybridge.sync import snapshot as snapshots
@@ -49,7 +48,7 @@ from pybridge.sync.planner import FileEntry, Job, Plan, Propagation, Units, envi
 from pybridge.sync.release import settle_api
 from pybridge.sync.state import StoreLocation, state_dir_for
 from pybridge.sync.state import prepare as prepare_state
-from pybridge.sync.summary import Signatures, names, summarize
+from pybridge.sync.summary import Signatures, summarize
 from pybridge.worker import INDEXER_VERSION, IndexRequest, IndexTask, Worker
 from pybridge.worker.client import CHUNK_FILES
 from pybridge.worker.jdk import JdkNotFoundError
@@ -751,10 +750,7 @@ def _stage_one(inputs: _Inputs, staging: Staging, job: Job, encoding: str, ff: F
         raise StaleSnapshotError([rel])
     if inputs.generated and is_generated(ff.path, inputs.generated):
         ff = mark_generated(ff)    # under target/generated-sources: marked generated
-    text = data.decode(_codec(encoding), errors="replace")
-    # The indexer's signatures when it computed them (from the same bytes, read again by the JVM);
-    # `mark_generated` drops them, as it changes the modifiers they digest.
-    summary = FileSummary(names(text), ff.signatures) if ff.signatures is not None else summarize(text, ff)
+    summary = summarize(data.decode(_codec(encoding), errors="replace"), ff)
     _fv, was_reused = staging.add_file(job[0], job[1], rel, entry[2], entry[0], ff, summary)
     staged.reused += was_reused
     signatures[rel] = summary.signatures

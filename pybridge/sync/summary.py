@@ -185,7 +185,9 @@ def signatures(text: str, facts: FileFacts, scip: Mapping[str, str] | None = Non
 
 
 def summarize(text: str, facts: FileFacts) -> FileSummary:
-    return FileSummary(names(text), signatures(text, facts))
+    """The names of `text`, and the signatures the indexer computed from the same bytes
+    (`facts.signatures`), or, when it left them to Python, `signatures`."""
+    return FileSummary(names(text), facts.signatures if facts.signatures is not None else signatures(text, facts))
 
 
 def changed_entries(old: Signatures, new: Signatures) -> Iterable[tuple[str, Signature | None, Signature | None]]:

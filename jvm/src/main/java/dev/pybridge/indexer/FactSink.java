@@ -55,28 +55,21 @@ final class FactSink {
     }
 
     /**
-     * The signature digests of the current file's declarations, from its text (Python's reading of
-     * the same bytes); false when {@link Signatures} leaves them to Python. Call once, before
-     * {@link #endFile}.
+     * Ends the current file. {@code text}: its text as Python reads the same bytes
+     * ({@link SourceText#pythonText}), from which {@link Signatures} computes the signature digests of
+     * its declarations (a row of {@link #sigs} for each, -1 for none); null, or a text it leaves to
+     * Python, gives rows of none and a file row that says so.
      */
-    boolean signatures(String text) {
+    void endFile(String path, boolean bindingComplete, String failure, String text) {
         int declEnd = decls.size() / Batch.DECL_WIDTH;
-        String[][] out = Signatures.ENABLED && text != null
+        String[][] signed = Signatures.ENABLED && text != null
                 ? Signatures.compute(text, strings, decls, declStart, declEnd, rels, relStart,
                         rels.size() / Batch.REL_WIDTH)
                 : null;
-        sigs.truncate(declStart * Batch.SIG_WIDTH);
         for (int i = declStart; i < declEnd; i++) {
-            String[] row = out == null ? null : out[i - declStart];
+            String[] row = signed == null ? null : signed[i - declStart];
             sigs.add(row == null ? -1 : str(row[0]));
             sigs.add(row == null ? -1 : str(row[1]));
-        }
-        return out != null;
-    }
-
-    void endFile(String path, boolean bindingComplete, String failure, boolean signed) {
-        while (sigs.size() < decls.size() / Batch.DECL_WIDTH * Batch.SIG_WIDTH) {
-            sigs.add(-1);    // no signatures computed: rows of none, so that the table stays aligned
         }
         files.add(str(path));
         files.add(bindingComplete ? 1 : 0);
@@ -93,7 +86,7 @@ final class FactSink {
         files.add(str(failure));
         files.add(blockStart);
         files.add(blocks.size() / Batch.BLOCK_WIDTH);
-        files.add(signed ? 1 : 0);
+        files.add(signed != null ? 1 : 0);
     }
 
     /** Drops whatever the current file emitted (used when its visitor fails midway). */

@@ -269,8 +269,7 @@ public final class Indexer {
             int length = Math.max(p.getSourceEnd() - p.getSourceStart() + 1, 0);
             sink.problem(kind, name, p.getMessage(), visitor.span(start, length), true);
         }
-        boolean signed = sink.signatures(source.pythonText());
-        sink.endFile(path, complete, failure, signed);
+        sink.endFile(path, complete, failure, source.pythonText());
     }
 
     static int problemKind(IProblem p) {

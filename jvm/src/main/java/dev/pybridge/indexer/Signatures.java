@@ -169,8 +169,8 @@ final class Signatures {
         return starts.toArray();
     }
 
-    /** SourceText.offset of a text without characters beyond the BMP; -1 for a negative line (Python
-     * would index from the end: the file is left to it). */
+    /** summary.SourceText.offset, in UTF-16 units; -1 for a negative line (Python would index from
+     * the end: the file is left to it). */
     private static int offset(String text, int[] starts, int line, int ch) {
         if (line >= starts.length) return text.length();
         if (line < 0) return -1;
@@ -189,7 +189,7 @@ final class Signatures {
             if (nameEnd < 0) return null;
             end = bodyStart(text, Math.max(nameEnd, start), end);
         }
-        return start >= end ? "" : text.substring(start, Math.min(end, text.length()));
+        return start >= end ? "" : text.substring(start, end);     // both at most text.length()
     }
 
     /** summary.body_start: the first { or ; at bracket depth 0 in [pos, end), skipping comments and literals. */
