@@ -25,6 +25,7 @@ from typing import Any
 from pybridge.errors import StoreError
 from pybridge.facts import BLOCK_REASONS, DECL_KINDS, PROBLEM_KINDS, REF_IN_IMPORT, REF_KINDS, RELATION_KINDS, Span
 
+from . import namelist
 from .rows import (
     BlockedRow,
     CallSite,
@@ -882,11 +883,16 @@ class Reader:
         return out
 
     def paths_mentioning(self, names: Iterable[str]) -> set[str]:
-        """Paths of the generation's files whose text holds one of the identifiers `names`."""
-        return self._paths(
-            "SELECT DISTINCT f.path FROM file_names n CROSS JOIN manifest m"
-            " ON m.generation_id = :g AND m.file_version_id = n.file_version_id"
-            " CROSS JOIN file_versions f ON f.id = n.file_version_id", "n.name", names)
+        """Paths of the generation's files whose text holds one of the identifiers `names`: a
+        search of every file's name list (`namelist`)."""
+        wanted = set(names)
+        if not wanted:
+            return set()
+        return namelist.holding(self._rows(
+            "SELECT f.path, s.names FROM manifest m"
+            " CROSS JOIN file_summaries s ON s.file_version_id = m.file_version_id"
+            " CROSS JOIN file_versions f ON f.id = m.file_version_id"
+            " WHERE m.generation_id = :g", {"g": self.generation.id}), wanted)
 
     def paths_referencing(self, binding_keys: Iterable[str]) -> set[str]:
         """Paths of the generation's files holding a reference to one of the binding keys."""

@@ -237,7 +237,7 @@ def index_definitions() -> dict[str, str]:
 
 # Indexes a first sync's staging keeps: their rows arrive in key order (file version ids only
 # grow), so each insert lands on the last page, which costs less than building them at publish.
-KEPT_WHILE_STAGING = frozenset({"file_names_by_version", "manifest_by_file_version", "file_versions_by_path"})
+KEPT_WHILE_STAGING = frozenset({"manifest_by_file_version", "file_versions_by_path"})
 
 
 def drop_indexes(conn: sqlite3.Connection) -> None:
@@ -448,6 +448,22 @@ def _blocked_occurrences(conn: sqlite3.Connection) -> None:
     DROP TABLE blocked_names;
     ALTER TABLE blocked_names_new RENAME TO blocked_names;
     CREATE INDEX blocked_names_by_name ON blocked_names(name, file_version_id)
+    """)
+
+
+@migration("0006_name_lists")
+def _name_lists(conn: sqlite3.Connection) -> None:
+    _run(conn, """
+    -- A version's names (pybridge.store.namelist): one value in its summary row instead of a row
+    -- per name in file_names (a first sync of 6,000 files wrote 682,489 of them).
+    ALTER TABLE file_summaries ADD COLUMN names BLOB NOT NULL DEFAULT x'0a0a';
+    UPDATE file_summaries SET names = CAST(char(10) || coalesce((
+        SELECT group_concat(name, char(10)) FROM (
+            SELECT name FROM file_names n
+            WHERE n.file_version_id = file_summaries.file_version_id ORDER BY name)), '')
+        || char(10) AS BLOB)
+        WHERE file_version_id IN (SELECT file_version_id FROM file_names);
+    DROP TABLE file_names
     """)
 
 

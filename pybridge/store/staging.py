@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pybridge.errors import StoreError
 from pybridge.facts import FileFacts, Span
 
-from . import faults, gc, schema
+from . import faults, gc, namelist, schema
 from .codec import CanonicalFacts, canonicalize
 from .db import error, transaction
 from .schema import (
@@ -127,7 +127,6 @@ class Staging:
         self._pending_rows = 0
         self._symbols: dict[str, list[Any]] = {}
         self._next_id: int | None = None
-        self._names: list[tuple[str, int]] = []    # file_names rows of this batch (written sorted)
         # True when `_symbols` holds every stored symbol (a bulk staging over an empty symbols
         # table): then no key needs looking up in the store.
         self._symbols_complete = False
@@ -400,7 +399,6 @@ class Staging:
         try:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            self._names.clear()
             if self._lock.held:   # never collect without the lock: it may be another's staging
                 if self.bulk:
                     self._end_bulk()    # the cascades that delete committed batches need both
@@ -421,7 +419,6 @@ class Staging:
 
     def _fail(self) -> None:
         self._state = "failed"
-        self._names.clear()
         if self._conn.in_transaction:
             try:
                 self._conn.execute("ROLLBACK")
@@ -451,12 +448,6 @@ class Staging:
         self._lock.release()
 
     def _commit_batch(self) -> None:
-        if self._names:
-            # In name order: the rows go into the (name, version) B-tree page by page instead of
-            # file by file at every name's place (measured: half the time of inserting them per file).
-            self._names.sort()
-            self._conn.executemany("INSERT INTO file_names (name, file_version_id) VALUES (?, ?)", self._names)
-            self._names.clear()
         self._conn.execute("COMMIT")
         self._pending_rows = 0
         faults.hit("staging.batch_committed")
@@ -524,10 +515,8 @@ class Staging:
         if not fresh and conn.execute("SELECT 1 FROM file_summaries WHERE file_version_id = ?",
                                       (fv,)).fetchone():
             return
-        conn.execute("INSERT INTO file_summaries (file_version_id, signatures) VALUES (?, ?)",
-                     (fv, dumps(summary.signatures, "declaration signatures")))
-        self._names.extend([(name, fv) for name in summary.names])
-        self._pending_rows += len(summary.names)
+        conn.execute("INSERT INTO file_summaries (file_version_id, signatures, names) VALUES (?, ?, ?)",
+                     (fv, dumps(summary.signatures, "declaration signatures"), namelist.pack(summary.names)))
 
     def _intern_file(self, facts: FileFacts, canon: CanonicalFacts) -> Callable[[str], int | None]:
         """Make sure every key the file mentions has a symbol row; returns key -> id."""

@@ -10,7 +10,7 @@ import pytest
 
 from pybridge.errors import StoreError
 from pybridge.facts import Span
-from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store, db
+from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store, db, namelist
 from pybridge.store import reader as reader_module
 from pybridge.store.schema import KEPT_WHILE_STAGING, MIGRATIONS, index_definitions
 from pybridge.store.staging import FileSummary
@@ -292,7 +292,7 @@ def test_a_first_staging_writes_without_indexes_and_publish_builds_them(tmp_path
     at publish, foreign keys are checked again after it; the next staging keeps its indexes."""
     path = tmp_path / "store.sqlite"
     every = set(index_definitions())
-    assert {"refs_by_target", "file_names_by_version", "declarations_by_symbol"} <= every
+    assert {"refs_by_target", "manifest_by_file_version", "declarations_by_symbol"} <= every
     with Store.open(path) as store:
         assert _indexes(path) == every
         with store.stage({}, {}) as staging:
@@ -499,8 +499,8 @@ ALL_MIGRATIONS = [name for name, _ in MIGRATIONS]
 
 
 def test_migrations_are_recorded_and_not_applied_again_on_reopen(tmp_path):
-    assert ALL_MIGRATIONS[:5] == ["0001_initial", "0002_incremental", "0003_blocked_names", "0004_checkouts",
-                                  "0005_blocked_occurrences"]
+    assert ALL_MIGRATIONS[:6] == ["0001_initial", "0002_incremental", "0003_blocked_names", "0004_checkouts",
+                                  "0005_blocked_occurrences", "0006_name_lists"]
     path = tmp_path / "store.sqlite"
     with Store.open(path) as s:
         assert s.applied_migrations() == ALL_MIGRATIONS
@@ -537,6 +537,38 @@ def test_blocked_names_of_one_row_per_name_migrate_to_rows_that_can_name_anythin
         [row] = r.blocked(["take"])
         assert (row.path, row.reason, row.span, row.count, row.can_name, row.arity) == (
             "A.java", "uncertain_call", Span(4, 8, 4, 12), 3, 31, -1)
+
+
+def test_name_rows_migrate_to_one_name_list_per_version(tmp_path):
+    # 0006_name_lists: the rows of file_names become each version's name list; a version with a
+    # summary but no names gets the empty list, and one without a summary stays without
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+                 " applied_at TEXT NOT NULL)")
+    for name, fn in MIGRATIONS[:5]:
+        fn(conn)
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (name,))
+    conn.execute("INSERT INTO generations (id, checkout_id, number, state, created_at, snapshot, meta)"
+                 " VALUES (1, 1, 1, 1, 'x', '{}', '{}')")
+    for fv, path_ in enumerate(["A.java", "B.java", "C.java"], start=1):
+        conn.execute("INSERT INTO file_versions (id, digest, path, module, scope, content_sha256, size,"
+                     " binding_complete, n_declarations, n_references, n_relations, n_problems, names_recorded)"
+                     " VALUES (?, ?, ?, 'm', 'main', 's', 1, 0, 0, 0, 0, 0, 1)", (fv, bytes([fv]), path_))
+        conn.execute("INSERT INTO manifest VALUES (1, ?)", (fv,))
+    conn.execute("UPDATE checkouts SET generation_id = 1, last_number = 1")
+    conn.executemany("INSERT INTO file_summaries VALUES (?, '{}')", [(1,), (2,)])
+    conn.executemany("INSERT INTO file_names VALUES (?, 1)", [("take",), ("Take",), ("é",), ("taken",)])
+    conn.close()
+    with Store.open(path) as store, store.reader() as r:
+        assert r.paths_mentioning(["take"]) == r.paths_mentioning(["é", "nowhere"]) == {"A.java"}
+        assert r.paths_mentioning(["tak", "ake", "Taken"]) == set()
+        assert r.unsummarized_files() == 1
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT file_version_id, names FROM file_summaries ORDER BY 1").fetchall() == [
+        (1, namelist.pack({"take", "Take", "é", "taken"})), (2, namelist.EMPTY)]
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'file_names%'").fetchone()[0] == 0
+    conn.close()
 
 
 def test_a_store_written_by_a_newer_pybridge_is_refused(tmp_path):
