@@ -24,13 +24,13 @@ ROWS = [("A.java", namelist.pack({"get", "getAll", "List"})),
 @pytest.mark.parametrize("find_max", [0, namelist.FIND_MAX])
 def test_a_search_finds_a_whole_name_and_never_a_part_of_one(monkeypatch, find_max) -> None:
     monkeypatch.setattr(namelist, "FIND_MAX", find_max)   # 0: every search splits the lists
-    assert namelist.holding(ROWS, ["get"]) == {"A.java"}
-    assert namelist.holding(ROWS, ["List"]) == {"A.java", "C.java"}
-    assert namelist.holding(ROWS, ["é", "size"]) == {"C.java", "D.java"}
+    assert namelist.Lists(ROWS).holding(["get"]) == {"A.java"}
+    assert namelist.Lists(ROWS).holding(["List"]) == {"A.java", "C.java"}
+    assert namelist.Lists(ROWS).holding(["é", "size"]) == {"C.java", "D.java"}
     # a prefix, a suffix, a name across two entries or two lists, and no name at all
-    assert namelist.holding(ROWS, ["ge", "All", "getAll\nList", "List\n\nList", "", "ist"]) == set()
-    assert namelist.holding(ROWS, []) == set()
-    assert namelist.holding([], ["get"]) == set()
+    assert namelist.Lists(ROWS).holding(["ge", "All", "getAll\nList", "List\n\nList", "", "ist"]) == set()
+    assert namelist.Lists(ROWS).holding([]) == set()
+    assert namelist.Lists([]).holding(["get"]) == set()
 
 
 def test_both_searches_find_what_a_set_of_every_files_names_finds() -> None:
@@ -45,4 +45,4 @@ def test_both_searches_find_what_a_set_of_every_files_names_finds() -> None:
     for size in (1, 2, 5, namelist.FIND_MAX, namelist.FIND_MAX + 1, 40):
         wanted = set(rnd.sample(sorted(every), size)) | {"zz"}
         expected = {path for path, names in files.items() if names & wanted}
-        assert namelist.holding(rows, wanted) == expected
+        assert namelist.Lists(rows).holding(wanted) == expected

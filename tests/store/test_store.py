@@ -492,6 +492,26 @@ def test_a_publish_that_fails_before_its_commit_changes_nothing(store, monkeypat
     assert publish(store, {APP_PATH: app_facts(calls=7)}) == 2   # the lock was released
 
 
+def test_a_reader_searches_the_name_lists_of_its_own_generation(store):
+    """`paths_mentioning` reads a generation's lists once per reader: a reader opened before the
+    next generation keeps answering for its own, and a reader of the next one sees its names."""
+    def stage(names_of: dict[str, frozenset[str]]) -> None:
+        with store.stage({}, {}) as staging:
+            for path, names in names_of.items():
+                staging.add_file(MODULE, "main", path, sha(path + repr(sorted(names))), 10,
+                                 facts(path), FileSummary(names, {}))
+            staging.publish({})
+
+    stage({APP_PATH: frozenset({"App", "greet"}), GREETER_PATH: frozenset({"Greeter"})})
+    with store.reader() as first:
+        assert first.paths_mentioning(["greet"]) == {APP_PATH}
+        stage({APP_PATH: frozenset({"App"}), GREETER_PATH: frozenset({"Greeter", "greet", "hello"})})
+        assert first.paths_mentioning(["greet", "hello"]) == {APP_PATH}
+        with store.reader() as second:
+            assert second.paths_mentioning(["greet", "hello"]) == {GREETER_PATH}
+            assert second.paths_mentioning(["App"]) == {APP_PATH}
+
+
 # migrations --------------------------------------------------------------------
 
 
