@@ -14,6 +14,7 @@ from pybridge.store import CALL_KINDS, DeclRow, RefRow, Store, db, namelist
 from pybridge.store import reader as reader_module
 from pybridge.store.schema import KEPT_WHILE_STAGING, MIGRATIONS, index_definitions
 from pybridge.store.staging import FileSummary
+from tests.support.old_stores import store_at_migration
 from tests.support.store_factories import (
     SCIP_PREFIX,
     decl,
@@ -538,12 +539,7 @@ def test_blocked_names_of_one_row_per_name_migrate_to_rows_that_can_name_anythin
     # 0005_blocked_occurrences: a row stored as one per name (its first token and how many)
     # keeps standing for all its tokens, and can name any kind, with no arity
     path = tmp_path / "old.sqlite"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
-                 " applied_at TEXT NOT NULL)")
-    for name, fn in MIGRATIONS[:3]:
-        fn(conn)
-        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (name,))
+    conn = store_at_migration(path, 3)
     conn.execute("INSERT INTO generations (id, number, state, created_at, snapshot, meta) VALUES"
                  " (1, 1, 1, 'x', '{}', '{}')")
     conn.execute("INSERT INTO file_versions (id, digest, path, module, scope, content_sha256, size,"
@@ -563,12 +559,7 @@ def test_name_rows_migrate_to_one_name_list_per_version(tmp_path):
     # 0006_name_lists: the rows of file_names become each version's name list; a version with a
     # summary but no names gets the empty list, and one without a summary stays without
     path = tmp_path / "old.sqlite"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
-                 " applied_at TEXT NOT NULL)")
-    for name, fn in MIGRATIONS[:5]:
-        fn(conn)
-        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (name,))
+    conn = store_at_migration(path, 5)
     conn.execute("INSERT INTO generations (id, checkout_id, number, state, created_at, snapshot, meta)"
                  " VALUES (1, 1, 1, 1, 'x', '{}', '{}')")
     for fv, path_ in enumerate(["A.java", "B.java", "C.java"], start=1):

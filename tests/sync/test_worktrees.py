@@ -18,11 +18,11 @@ import pytest
 
 from pybridge.query import keys
 from pybridge.store import Store
-from pybridge.store.schema import MIGRATIONS
 from pybridge.sync import sync
 from pybridge.sync.state import default_state_dir, git_repository, prepare, store_location, store_path
 from tests.support.incremental_edits import differences
 from tests.support.mcp_session import serve
+from tests.support.old_stores import store_at_migration
 from tests.support.query_support import facade_for, key_of, ok
 from tests.sync.test_faults import _run_sync
 
@@ -292,13 +292,7 @@ def test_a_workspace_outside_git_an_explicit_state_folder_or_an_older_one_keeps_
 
 def test_a_store_of_the_previous_schema_migrates_with_its_generations_current_and_numbered(tmp_path):
     path = tmp_path / "old.sqlite"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
-                 " applied_at TEXT NOT NULL)")
-    for name, fn in MIGRATIONS[:3]:
-        fn(conn)
-        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, 'x')", (name,))
+    conn = store_at_migration(path, 3, foreign_keys=True)
     conn.execute("INSERT INTO generations (id, number, state, created_at, snapshot, meta) VALUES"
                  " (7, 4, 1, 'x', '{}', '{}'), (8, 5, 1, 'x', '{}', '{}')")
     conn.execute("INSERT INTO file_versions (id, digest, path, module, scope, content_sha256, size,"
