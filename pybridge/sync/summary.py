@@ -58,7 +58,8 @@ KIND, NAME, DECLARING, SUPERS, DIGEST, MODIFIERS = range(6)
 
 # Java's keywords and literals name no declaration, so no lookup asks for them (`_` is kept: before
 # Java 9 it was an identifier; so are the contextual keywords, `var`, `record`, `yield`...). Left out
-# of `names`, they are about a tenth of a module's rows in `file_names`.
+# of `names`, they were about a tenth of the entries of a module's name lists (hibernate-core's
+# 765,288 -> 682,489).
 RESERVED = (JAVA_KEYWORDS | JAVA_LITERALS) - {"_"}
 
 
