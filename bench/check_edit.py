@@ -110,6 +110,9 @@ _FIRST_PARAM = re.compile(r"\(\s*(?:final\s+)?([\w.$]+)(\s+[\w$]+\s*[,)])")
 
 
 def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tuple[int, int]]]:
+    """The generation's methods in source order (by path, then place), so that a seed draws the same
+    changes from any sync of the same workspace (before, the store's row order, which follows the
+    order the indexer's threads finish files in, drew other changes in each run)."""
     conn = sqlite3.connect(f"file:{store_path(state)}?mode=ro", uri=True)
     try:
         rows = conn.execute(
@@ -117,7 +120,8 @@ def methods(state: Path) -> list[tuple[str, str, tuple[int, int, int, int], tupl
             " d.full_end_col, d.line + d.dline, d.end_col FROM checkouts c"
             " JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 5").fetchall()
+            " JOIN symbols s ON s.id = d.symbol_id WHERE d.kind = 5"
+            " ORDER BY f.path, d.full_line, d.full_col").fetchall()
     finally:
         conn.close()
     return [(r[0], r[1], tuple(r[2:6]), (r[6], r[7])) for r in rows]

@@ -26,14 +26,15 @@ class Method:
 
 
 def methods(store_file: Path, checkout: str = "") -> list[Method]:
-    """Every method of the checkout's current generation (the store's default checkout: "")."""
+    """Every method of the checkout's current generation (the store's default checkout: ""), in source
+    order (by path, then place): a seed draws the same methods from any sync of the same workspace."""
     conn = sqlite3.connect(f"file:{store_file}?mode=ro", uri=True)
     try:
         rows = conn.execute(
             "SELECT f.path, d.full_line, d.full_col, d.full_line + d.full_dline, d.full_end_col,"
             " d.line + d.dline, d.end_col FROM checkouts c JOIN manifest m ON m.generation_id = c.generation_id"
             " JOIN file_versions f ON f.id = m.file_version_id JOIN declarations d ON d.file_version_id = f.id"
-            " WHERE c.name = ? AND d.kind = ?", (checkout, METHOD)).fetchall()
+            " WHERE c.name = ? AND d.kind = ? ORDER BY f.path, d.full_line, d.full_col", (checkout, METHOD)).fetchall()
     finally:
         conn.close()
     return [Method(r[0], (r[1], r[2], r[3], r[4]), (r[5], r[6])) for r in rows]

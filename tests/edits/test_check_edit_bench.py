@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import check_edit  # noqa: E402 - bench/ is not a package
+import method_edits  # noqa: E402
 from check_edit import Member, TypeMembers, javac_edit, key_params  # noqa: E402
 from javac_refs import driver  # noqa: E402
 
@@ -530,3 +531,21 @@ def test_jdt_rebinds_a_call_whose_argument_lost_its_type_to_another_overload(tmp
            "rebound_missing": [], "rebound_extra": [[use, 10, 4]], "rebound_unbound": [[use, 10, 18]],
            "rebound_extra_to": [[use, 10, 4, "p/Pre#checkState(+1).", "p/Pre#checkState(+2)."]]}
     assert check_edit.ruled(row)["rule_recovery_overload"] == [[use, 10, 4]]
+
+
+def test_the_methods_a_seed_draws_from_come_in_source_order(tmp_path, worker):
+    """`check_edit.methods` and `method_edits.methods` list them by path and place, not in the store's
+    row order: after an edit of the first file, its new version's rows come last."""
+    root = tmp_path / "probe"
+    _write(root, {"pom.xml": (ROOT / "samples" / "edits" / "pom.xml").read_text(encoding="utf-8"),
+                  "src/main/java/p/A.java": "package p;\n\nclass A {\n  void b() { }\n\n  void a() { }\n}\n",
+                  "src/main/java/p/B.java": "package p;\n\nclass B {\n  void c() { }\n}\n"})
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    a = root / "src/main/java/p/A.java"
+    a.write_text(a.read_text(encoding="utf-8") + "// edited\n", encoding="utf-8")
+    sync(root, state_dir=tmp_path / "state", worker=worker)
+    assert [(path.rsplit("/", 1)[-1], name) for path, name, _span, _end in check_edit.methods(tmp_path / "state")] == [
+        ("A.java", "b"), ("A.java", "a"), ("B.java", "c")]
+    # bench/method_edits.py's, which incremental.py and worktrees.py draw from
+    assert [(m.path.rsplit("/", 1)[-1], m.span[0]) for m in method_edits.methods(store_path(tmp_path / "state"))] == [
+        ("A.java", 3), ("A.java", 5), ("B.java", 3)]
