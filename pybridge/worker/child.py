@@ -217,7 +217,7 @@ def _warmup(Indexer: Any, JArray: Any, JString: Any) -> None:
 
 def _payload(batch: Any) -> dict[str, Any]:
     return {
-        "strings": str(batch.strings),
+        "strings": memoryview(batch.stringsUtf8).tobytes(),
         "files": memoryview(batch.files).tobytes(),
         "decls": memoryview(batch.decls).tobytes(),
         "refs": memoryview(batch.refs).tobytes(),

@@ -1,7 +1,7 @@
 """Turns the flat batch the JVM returned into `FileFacts` (parent side).
 
 The layout is `dev.pybridge.indexer.Batch`'s: a NUL-separated string table
-and int rows of fixed width. Decoding is one `array.frombytes` per table and
+in UTF-8 and int rows of fixed width. Decoding is one `array.frombytes` per table and
 one `str.split` for the strings.
 """
 
@@ -42,8 +42,10 @@ def _rows(table: array[int], start: int, end: int, width: int) -> Iterator[tuple
 
 
 def decode(payload: dict[str, Any]) -> list[FileFacts]:
+    # The table comes as UTF-8 (dev.pybridge.indexer.PythonUtf8: a lone surrogate in three bytes).
     # "" appended: a string column's -1 (none) reads as "" without a test per value.
-    strings = payload["strings"].split("\0") if payload["strings"] else []
+    table: bytes = payload["strings"]
+    strings = table.decode("utf-8", "surrogatepass").split("\0") if table else []
     strings.append("")
     s = strings
     files = _ints(payload["files"])

@@ -33,7 +33,7 @@ STRINGS = ["/w/A.java", "Lp/A;", "A", "A", "p.A", "scip A", "Lp/A;.m()V", "m", "
 S = {s: i for i, s in enumerate(STRINGS)}
 
 
-def _payload() -> dict:
+def _payload(strings: list[str] = STRINGS) -> dict:
     decls = [S["Lp/A;"], 0, S["A"], S["A"], S["p.A"], S["scip A"], 1, 13, 1, 14, 0, 0, 9, 1, 1, -1,
              S["Lp/A;.m()V"], 5, S["m"], S["m()"], S["p.A.m"], S["scip m"], 2, 7, 2, 8, 2, 2, 4, 3, 9, S["Lp/A;"]]
     refs = [S["Ljava/lang/String;"], S["scip String"], 3, 4, 3, 10, 6, S["Lp/A;.m()V"], 2,
@@ -46,7 +46,7 @@ def _payload() -> dict:
     files = [S["/w/A.java"], 1, 0, 2, 0, 2, 0, 1, 0, 1, 0, 1, S["boom"], 0, 1, 1]
     assert (len(decls), len(refs), len(rels), len(probs), len(exts), len(blocks), len(sigs), len(files)) == (
         2 * DECL_WIDTH, 2 * REF_WIDTH, REL_WIDTH, PROB_WIDTH, EXT_WIDTH, BLOCK_WIDTH, 2 * SIG_WIDTH, FILE_WIDTH)
-    return {"strings": "\0".join(STRINGS), "elapsed_ms": 1,
+    return {"strings": "\0".join(strings).encode("utf-8", "surrogatepass"), "elapsed_ms": 1,
             **{k: array("i", v).tobytes() for k, v in (("files", files), ("decls", decls), ("refs", refs),
                                                         ("rels", rels), ("probs", probs), ("exts", exts),
                                                         ("blocks", blocks), ("sigs", sigs))}}
@@ -80,8 +80,17 @@ def test_every_column_of_the_flat_batch_decodes_into_its_field():
     assert all(type(d) is Declaration and type(d.name_span) is Span and type(d.span) is Span
                for d in ff.declarations)
     assert type(ff.problems[0].span) is Span and type(ff.blocked[0].span) is Span
-    assert decode({**_payload(), "strings": "", **{k: b"" for k in ("files", "decls", "refs", "rels", "probs",
+    assert decode({**_payload(), "strings": b"", **{k: b"" for k in ("files", "decls", "refs", "rels", "probs",
                                                                       "exts", "blocks", "sigs")}}) == []
+
+
+def test_the_string_table_comes_as_utf8_with_lone_surrogates_in_three_bytes():
+    # dev.pybridge.indexer.PythonUtf8 writes what str.encode("utf-8", "surrogatepass") does (the Java
+    # side's test, PythonUtf8Test, checks the same bytes): every string comes back as the JVM held it.
+    odd = "cannot resolve \ud800X \U0001f600 \u00e9 \udc01"
+    [ff] = decode(_payload([odd if s == "cannot resolve X" else s for s in STRINGS]))
+    assert ff.problems[0].message == odd
+    assert ff.declarations == EXPECTED.declarations
 
 
 def test_decoded_facts_stage_into_rows_with_every_column(tmp_path):

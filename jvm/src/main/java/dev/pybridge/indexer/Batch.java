@@ -3,8 +3,8 @@ package dev.pybridge.indexer;
 /**
  * The facts of one indexing request, flat: a string table and int rows.
  *
- * <p>Python reads each array with one buffer copy and splits {@link #strings}
- * once, so moving a batch costs a handful of JPype calls, never one per fact.
+ * <p>Python reads each array with one buffer copy and splits the string table
+ * ({@link #stringsUtf8}) once, so moving a batch costs a handful of JPype calls, never one per fact.
  * Every string column holds an index into the table ({@code -1} for none).
  * Spans are (startLine, startChar, endLine, endChar): 0-based, UTF-16 code
  * units, end exclusive. The row layouts are the {@code *_WIDTH} constants
@@ -30,6 +30,12 @@ public final class Batch {
 
     /** The string table, entries separated by NUL. */
     public final String strings;
+    /**
+     * The same table in UTF-8 ({@link PythonUtf8}), which Python reads with one buffer copy: turning
+     * the String into a Python str through JPype took the worker's Python thread about 0.9 s of CPU
+     * on hibernate-core's 92 MB of tables (bench/RESULTS.md, "String tables as bytes").
+     */
+    public final byte[] stringsUtf8;
     public final int[] files;
     public final int[] decls;
     public final int[] refs;
@@ -43,6 +49,7 @@ public final class Batch {
 
     Batch(String strings, int[] files, int[] decls, int[] refs, int[] rels, int[] probs, int[] exts, int[] blocks, int[] sigs, long elapsedMillis) {
         this.strings = strings;
+        this.stringsUtf8 = PythonUtf8.encode(strings);
         this.files = files;
         this.decls = decls;
         this.refs = refs;

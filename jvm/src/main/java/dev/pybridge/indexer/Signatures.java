@@ -275,19 +275,10 @@ final class Signatures {
                             b[at++] = 'u'; b[at++] = '0'; b[at++] = '0';
                             b[at++] = (byte) HEX[c >> 4]; b[at++] = (byte) HEX[c & 15];
                     }
-                } else if (c < 0x800) {
-                    b[at++] = (byte) (0xC0 | (c >> 6));
-                    b[at++] = (byte) (0x80 | (c & 0x3F));
-                } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    int cp = Character.toCodePoint(c, s.charAt(++i));
-                    b[at++] = (byte) (0xF0 | (cp >> 18));
-                    b[at++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-                    b[at++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-                    b[at++] = (byte) (0x80 | (cp & 0x3F));
                 } else {
-                    b[at++] = (byte) (0xE0 | (c >> 12));
-                    b[at++] = (byte) (0x80 | ((c >> 6) & 0x3F));
-                    b[at++] = (byte) (0x80 | (c & 0x3F));
+                    int cp = s.codePointAt(i);     // a lone surrogate comes back as itself
+                    i += Character.charCount(cp) - 1;
+                    at = PythonUtf8.put(b, at, cp);
                 }
             }
             b[at++] = '"';
