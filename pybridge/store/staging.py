@@ -13,8 +13,8 @@ publishing discards the generation; a crash leaves it for the next open or
 stage to collect.
 
 A first sync's staging (nothing stored yet, `bulk`) writes without most
-secondary indexes and without foreign-key checks, and builds the indexes at
-publish: see `Staging.__init__`.
+secondary indexes and without foreign-key checks, and builds the indexes when
+told (`build_indexes`) or at publish: see `Staging.__init__`.
 """
 
 from __future__ import annotations
@@ -432,6 +432,26 @@ class Staging:
             self.discard()
         except (StoreError, sqlite3.Error):
             pass
+
+    def build_indexes(self) -> None:
+        """Build a bulk staging's indexes now (at a file boundary: the pending batch is committed
+        first); the files staged after this go into them as they are written. The pipeline calls it
+        while the JVM still indexes a first sync's last files, so that the sort of each index runs
+        beside the JVM instead of after it (`EARLY_INDEXES_AT`). Nothing to do when not in bulk or
+        when built already; foreign-key checks stay off until `publish`."""
+        self._check_open()
+        if not self.bulk:
+            return
+        try:
+            if self._conn.in_transaction:
+                self._commit_batch()
+            schema.restore_indexes(self._conn)
+        except sqlite3.Error as exc:
+            self._fail()
+            raise error(self._path, "written", exc) from exc
+        except BaseException:
+            self._fail()
+            raise
 
     def _end_bulk(self) -> None:
         """A bulk staging's indexes built and foreign keys on again (see `__init__`)."""

@@ -641,6 +641,9 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     edges: list[tuple[str, str, str]] = []
     total = done_before + len(batch) + len(along)
     stage_time = [0.0]
+    staged_here = [0]                      # files of `batch` staged so far
+    # A first sync's indexes, built once this many of its files are staged (`EARLY_INDEXES_AT`).
+    early_at = max(1, int(len(batch) * EARLY_INDEXES_AT)) if staging.bulk and early_indexes() else None
     tasks: list[IndexTask] = []
     first_job: Job | None = None
     skip = {inputs.files[rel].abs_path for rel in along}
@@ -661,6 +664,9 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
                 rel = _stage_one(inputs, staging, _job, _encoding, ff, staged, signatures, edges)
                 faults.hit("sync.staging")
                 staged.per_file[rel] = (_job, ff.binding_complete, len(ff.references), len(ff.problems))
+                staged_here[0] += 1
+                if staged_here[0] == early_at:
+                    staging.build_indexes()
             stage_time[0] += time.perf_counter() - ts
 
         for part in _batches(inputs, job, paths, along):
@@ -691,6 +697,19 @@ def _index_round(run: _Run, worker: Worker, staging: Staging, inputs: _Inputs, b
     run.timings["stage"] = run.timings.get("stage", 0.0) + stage_time[0]
     run.timings["jvm"] = run.timings.get("jvm", 0.0) + sum(r.elapsed_ms for r in results) / 1000
     return signatures, edges
+
+
+EARLY_INDEXES_ENV = "PYBRIDGE_EARLY_INDEXES"
+EARLY_INDEXES_AT = 0.75
+"""The share of a first sync's files staged when its bulk staging builds the indexes (`Staging.build_indexes`),
+with PYBRIDGE_EARLY_INDEXES on. The sorts (1.1-1.2 s on hibernate-core, one core) then run while the JVM
+indexes the last quarter, instead of after its last file; the rest of the rows go into the indexes as they
+are written, which costs more CPU than a sort of them. On hibernate-core: bench/RESULTS.md, "A shorter tail"."""
+
+
+def early_indexes() -> bool:
+    """Whether a first sync builds its indexes before its last files are staged (PYBRIDGE_EARLY_INDEXES)."""
+    return switches.enabled(EARLY_INDEXES_ENV, "build a first sync's indexes at publish, after its last file")
 
 
 def chunk_files(files: int) -> int:

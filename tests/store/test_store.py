@@ -322,6 +322,56 @@ def test_a_first_staging_writes_without_indexes_and_publish_builds_them(tmp_path
         conn.close()
 
 
+def test_a_bulk_staging_builds_its_indexes_when_told_and_writes_the_rest_into_them(tmp_path):
+    """`build_indexes` in the middle of a first staging (the pipeline's `EARLY_INDEXES_AT`): every
+    index is there before publish, the files staged after it are in the indexes, and the store holds
+    what a staging that builds them at publish writes."""
+    def first_sync(path, early: bool) -> None:
+        with Store.open(path, batch_rows=1) as store:
+            with store.stage({}, {}) as staging:
+                assert staging.bulk
+                staging.add_file(MODULE, "main", APP_PATH, sha("a"), 10, app_facts(),
+                                 FileSummary(frozenset({"App", "greet"}), {}))
+                if early:
+                    staging.build_indexes()
+                    assert _indexes(path) == set(index_definitions())     # committed: another connection sees them
+                    staging.build_indexes()                                # built already: nothing to do
+                staging.add_file(MODULE, "main", GREETER_PATH, sha("g"), 10, greeter_facts(),
+                                 FileSummary(frozenset({"Greeter", "greet"}), {}))
+                staging.publish({})
+            assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+    early, late = tmp_path / "early.sqlite", tmp_path / "late.sqlite"
+    first_sync(early, True)
+    first_sync(late, False)
+    assert _indexes(early) == set(index_definitions())
+
+    def dump(path) -> list:
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA integrity_check").fetchall()
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            return [(t, sorted(map(repr, conn.execute(f'SELECT * FROM "{t}"'))))
+                    for t in tables if t not in ("migrations", "generations")]
+        finally:
+            conn.close()
+
+    assert dump(early) == dump(late)
+    answers = []
+    for path in (early, late):
+        with Store.open(path) as store, store.reader() as r:
+            greet = r.symbol(GREET).id
+            assert r.count_references(greet) == 2
+            answers.append((r.references(greet), r.paths_mentioning(["greet"]), r.relations(greet)))
+    assert answers[0] == answers[1]
+    conn = sqlite3.connect(early)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"   # indexes agree with their tables
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        conn.close()
+
+
 def test_a_discarded_first_staging_leaves_every_index(tmp_path):
     path = tmp_path / "store.sqlite"
     with Store.open(path) as store:

@@ -13,9 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from pybridge.store import Reader, Store
+from pybridge.store import Reader, Staging, Store
 from pybridge.sync import store_path, sync
-from pybridge.sync.pipeline import BATCH_FILES_ENV, DEFAULT_BATCH_FILES, batch_files
+from pybridge.sync.pipeline import (
+    BATCH_FILES_ENV,
+    DEFAULT_BATCH_FILES,
+    EARLY_INDEXES_AT,
+    EARLY_INDEXES_ENV,
+    batch_files,
+)
 from pybridge.sync.planner import declared_package
 from pybridge.worker import Worker
 from tests.support.incremental_edits import differences
@@ -202,6 +208,33 @@ def test_a_rehearsal_indexes_one_unchanged_file_and_publishes_nothing(reactor, w
     assert versions(state) == before
     with Store.open(store_path(state)) as store:
         assert store.current_generation().number == result.generation
+
+
+def test_a_first_sync_builds_its_indexes_once_three_quarters_of_its_files_are_staged(reactor, worker, tmp_path,
+                                                                                     monkeypatch):
+    """PYBRIDGE_EARLY_INDEXES (on by default): a first sync's bulk staging builds its indexes when
+    `EARLY_INDEXES_AT` of its files are staged, while the JVM indexes the rest, not at publish; the
+    facts equal those of a sync that builds them at publish. An incremental sync (no bulk) builds none."""
+    root, state, _ = reactor
+    staged_when_built: list[int] = []
+    build = Staging.build_indexes
+
+    def spy(self: Staging) -> None:
+        staged_when_built.append(self.files_added)
+        build(self)
+
+    monkeypatch.setattr(Staging, "build_indexes", spy)
+    monkeypatch.setenv(EARLY_INDEXES_ENV, "0")
+    sync(root, state_dir=tmp_path / "late", worker=worker)
+    assert staged_when_built == []
+    monkeypatch.delenv(EARLY_INDEXES_ENV)
+    result = sync(root, state_dir=tmp_path / "early", worker=worker)
+    files = result.counts["files"]
+    assert staged_when_built == [int(files * EARLY_INDEXES_AT)] and 0 < staged_when_built[0] < files
+    assert differences(store_path(tmp_path / "late"), store_path(tmp_path / "early")) == []
+    edit(root, GREETER, "public", "public ")
+    assert sync(root, state_dir=tmp_path / "early", worker=worker).published
+    assert len(staged_when_built) == 1
 
 
 def test_batches_are_on_by_default_and_zero_turns_them_off(monkeypatch):
