@@ -5,6 +5,9 @@ call time), so a test's child process can replace it with a function that
 SIGKILLs itself at one point and then check that the store survives:
 
 - `staging.batch_committed`: a staging batch was just committed
+- `staging.indexes_built`: a first sync's staging built its indexes before its last file
+  (`Staging.build_indexes`), and goes on staging
+- `publish.before_indexes`: a first sync's publish, before it builds the indexes left
 - `publish.before_commit`: the publish transaction is written, not committed
 - `publish.after_commit`: published, retention GC not yet run
 - `gc.before_commit`: GC deleted rows, not committed

@@ -446,6 +446,7 @@ class Staging:
             if self._conn.in_transaction:
                 self._commit_batch()
             schema.restore_indexes(self._conn)
+            faults.hit("staging.indexes_built")
         except sqlite3.Error as exc:
             self._fail()
             raise error(self._path, "written", exc) from exc

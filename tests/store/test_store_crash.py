@@ -55,8 +55,9 @@ def maybe_die(name):
 
 faults.hit = maybe_die
 store = Store.open(sys.argv[2], keep=int(sys.argv[3]), batch_rows=BATCH_ROWS)
+early = os.environ.get("PYBRIDGE_TEST_INDEXES_AFTER")
 stage_synthetic(store, N_FILES, REFS_PER_FILE, variant_of=variant_of_generation(2),
-                on_file=lambda n: maybe_die(f"file{n}"))
+                on_file=lambda n: maybe_die(f"file{n}"), indexes_after=int(early) if early else None)
 print("survived")
 """
 
@@ -114,8 +115,10 @@ def published_once(tmp_path_factory) -> Path:
     return path
 
 
-def run_child_until_killed(path: Path, kill_at: str, keep: int) -> None:
+def run_child_until_killed(path: Path, kill_at: str, keep: int, indexes_after: int | None = None) -> None:
     env = {**os.environ, "PYBRIDGE_TEST_KILL_AT": kill_at}
+    if indexes_after is not None:
+        env["PYBRIDGE_TEST_INDEXES_AFTER"] = str(indexes_after)
     child = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(path), str(keep)],
                            env=env, capture_output=True, text=True, timeout=300)
     assert child.returncode == -signal.SIGKILL, (child.returncode, child.stdout, child.stderr)
@@ -155,17 +158,21 @@ def test_a_sigkilled_sync_leaves_a_complete_published_generation(
     assert_no_debris(path)
 
 
-@pytest.mark.parametrize(("kill_at", "dropped"), [
-    pytest.param("file60@1", True, id="mid-batch-after-60-files"),
-    pytest.param("staging.batch_committed@2", True, id="right-after-a-batch-commit"),
-    pytest.param("publish.before_indexes@1", True, id="before-building-the-indexes"),
-    pytest.param("publish.before_commit@1", False, id="inside-publish-before-commit"),
+@pytest.mark.parametrize(("kill_at", "dropped", "indexes_after"), [
+    pytest.param("file60@1", True, None, id="mid-batch-after-60-files"),
+    pytest.param("staging.batch_committed@2", True, None, id="right-after-a-batch-commit"),
+    pytest.param("publish.before_indexes@1", True, None, id="before-building-the-indexes"),
+    pytest.param("publish.before_commit@1", False, None, id="inside-publish-before-commit"),
+    # the pipeline's early indexes (`Staging.build_indexes`, EARLY_INDEXES_AT of a first sync's files)
+    pytest.param("staging.indexes_built@1", False, 100, id="right-after-building-the-indexes-early"),
+    pytest.param("file130@1", False, 100, id="mid-batch-after-the-indexes-were-built-early"),
 ])
-def test_a_sigkilled_first_sync_leaves_a_store_the_next_sync_fills(tmp_path, kill_at, dropped):
+def test_a_sigkilled_first_sync_leaves_a_store_the_next_sync_fills(tmp_path, kill_at, dropped, indexes_after):
     """A first sync stages without the secondary indexes (Staging, bulk): killed before it
-    published, it leaves them dropped, and the next writer builds them before collecting."""
+    published, it leaves them dropped (or built, when it was past `build_indexes`), and the next
+    writer builds what is missing before collecting."""
     path = tmp_path / "store.sqlite"
-    run_child_until_killed(path, kill_at, keep=3)
+    run_child_until_killed(path, kill_at, keep=3, indexes_after=indexes_after)
 
     conn = sqlite3.connect(path)
     missing = [name for name in index_definitions() if not conn.execute(

@@ -150,13 +150,16 @@ def synthetic_file(i: int, n_files: int, refs_per_file: int = 200, *, variant: i
 
 
 def stage_synthetic(store, n_files: int, refs_per_file: int = 200, *, variant_of=lambda i: 0,
-                    on_file=None, meta=None) -> int:
-    """Stage and publish a synthetic generation; returns its number."""
+                    on_file=None, meta=None, indexes_after: int | None = None) -> int:
+    """Stage and publish a synthetic generation; returns its number. `indexes_after`: call
+    `Staging.build_indexes` after that many files (as a first sync's pipeline does)."""
     with store.stage({"files": n_files}, meta or {"commit": None}) as staging:
         for i in range(n_files):
             path, ff = synthetic_file(i, n_files, refs_per_file, variant=variant_of(i))
             staging.add_file("com.acme:core", "main", path, sha(f"{path}:{variant_of(i)}"),
                              1000 + i, ff)
+            if i + 1 == indexes_after:
+                staging.build_indexes()
             if on_file is not None:
                 on_file(i + 1)
         return staging.publish({"duration": 0.0})
