@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -196,7 +197,7 @@ class Staging:
             )
         canon = canonicalize(module, scope, relpath, content_sha256, facts)
         conn = self._conn
-        try:
+        with self._writing():
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
             # In bulk, no version was stored before this staging, and its own differ by path.
@@ -220,12 +221,6 @@ class Staging:
                                        + len(canon.blocked))
             if self._pending_rows >= self._batch_rows:
                 self._commit_batch()
-        except (sqlite3.Error, UnicodeEncodeError) as exc:
-            self._fail()
-            raise error(self._path, "written", exc) from exc
-        except BaseException:
-            self._fail()
-            raise
         if reused:
             self.files_reused += 1
         else:
@@ -246,7 +241,7 @@ class Staging:
             if relpath in self._paths:
                 raise StoreError(f"File {relpath} was added twice to the same generation.", path=relpath)
         conn = self._conn
-        try:
+        with self._writing():
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")
             copied = parent is not None and self._copy_manifest(parent, versions)
@@ -258,12 +253,6 @@ class Staging:
             self._pending_rows += len(versions)
             if self._pending_rows >= self._batch_rows:
                 self._commit_batch()
-        except sqlite3.Error as exc:
-            self._fail()
-            raise error(self._path, "written", exc) from exc
-        except BaseException:
-            self._fail()
-            raise
 
     def _copy_manifest(self, parent: int, versions: list[tuple[str, int]]) -> bool:
         """`versions` listed by copying the manifest of generation `parent` without the versions
@@ -442,12 +431,19 @@ class Staging:
         self._check_open()
         if not self.bulk:
             return
-        try:
+        with self._writing():
             if self._conn.in_transaction:
                 self._commit_batch()
             schema.restore_indexes(self._conn)
             faults.hit("staging.indexes_built")
-        except sqlite3.Error as exc:
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write of this staging: any failure marks it failed, an SQLite error (or text SQLite
+        cannot take) raised as the StoreError that names the store."""
+        try:
+            yield
+        except (sqlite3.Error, UnicodeEncodeError) as exc:
             self._fail()
             raise error(self._path, "written", exc) from exc
         except BaseException:
